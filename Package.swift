@@ -1,0 +1,54 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+  name: "swift-shared-state",
+  products: [
+    .library(name: "SharedState", targets: ["SharedState"]),
+    .executable(name: "shared-demo", targets: ["SharedDemo"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/pointfreeco/swift-concurrency-extras", from: "1.4.3"),
+    .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.7.3"),
+    .package(url: "https://github.com/pointfreeco/swift-dependencies", from: "1.17.1"),
+    .package(url: "https://github.com/pointfreeco/swift-identified-collections", from: "1.1.1"),
+    .package(url: "https://github.com/pointfreeco/xctest-dynamic-overlay", from: "1.13.1"),
+  ],
+  targets: [
+    // Debian's libinotifytools0-dev. The module's header stops the build with a message naming
+    // the package when it is missing, instead of a bare "file not found".
+    .systemLibrary(
+      name: "CInotifyTools",
+      path: "Sources/CInotifyTools",
+      providers: [.apt(["libinotifytools0-dev"])]
+    ),
+    .target(
+      name: "SharedState",
+      dependencies: [
+        "CInotifyTools",
+        .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
+        .product(name: "CustomDump", package: "swift-custom-dump"),
+        .product(name: "Dependencies", package: "swift-dependencies"),
+        .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
+        .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+      ]
+    ),
+    .executableTarget(
+      name: "SharedDemo",
+      dependencies: ["SharedState"],
+      path: "Demo"
+    ),
+    .testTarget(
+      name: "SharedStateTests",
+      dependencies: [
+        "SharedState",
+        .product(name: "CustomDump", package: "swift-custom-dump"),
+        .product(name: "Dependencies", package: "swift-dependencies"),
+        .product(name: "DependenciesTestSupport", package: "swift-dependencies"),
+        .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
+        .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+      ]
+    ),
+  ],
+  swiftLanguageModes: [.v6]
+)

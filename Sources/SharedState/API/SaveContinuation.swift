@@ -1,0 +1,37 @@
+/// The channel through which a key reports how a save went.
+///
+/// A key must resume a continuation exactly once. A continuation that is never resumed, or is
+/// resumed a second time, is reported through IssueReporting; a second resumption is otherwise
+/// ignored.
+public struct SaveContinuation: Sendable {
+  private let resumption: Resumption<Result<Void, any Error>>
+
+  /// Creates a continuation that passes the outcome to `callback`.
+  ///
+  /// The reference layer creates continuations; create one yourself to test a custom key.
+  ///
+  /// - Parameters:
+  ///   - description: What is being saved, for the messages about misuse.
+  ///   - callback: Receives success or the error that stopped the save.
+  public init(
+    _ description: String = "a shared key",
+    callback: @escaping @Sendable (Result<Void, any Error>) -> Void
+  ) {
+    resumption = Resumption(kind: "save continuation", description: description, callback: callback)
+  }
+
+  /// Resumes saying the value was saved.
+  public func resume() {
+    resume(with: .success(()))
+  }
+
+  /// Resumes with the error that stopped the save; it becomes the value's ``Shared/saveError``.
+  public func resume(throwing error: any Error) {
+    resume(with: .failure(error))
+  }
+
+  /// Resumes with a result.
+  public func resume(with result: Result<Void, any Error>) {
+    resumption.resume(with: result)
+  }
+}

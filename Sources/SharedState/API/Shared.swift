@@ -1,0 +1,195 @@
+/// A property wrapper for state that several parts of a program, and several processes, share.
+///
+/// `Shared` is a reference: every copy, and every `@Shared` declaration with the same key, reads
+/// and writes one value.
+///
+/// ```swift
+/// @Shared(.inMemory("count")) var count = 0
+/// $count.withLock { $0 += 1 }
+/// ```
+///
+/// Read the value through the property; change it through ``withLock(_:)``, which gives the
+/// closure exclusive access. With a persistence strategy (a ``SharedKey``), each change is saved
+/// and changes made elsewhere arrive on their own.
+///
+/// The projected value, `$count`, is the `Shared` itself: pass it to other features, derive a
+/// `Shared` of one of its parts (`$user.name`), or observe it with ``values``.
+@dynamicMemberLookup
+@propertyWrapper
+public struct Shared<Value> {
+  let projection: any MutableValueProjection<Value>
+
+  init(projection: any MutableValueProjection<Value>) {
+    self.projection = projection
+  }
+
+  /// Creates shared state that belongs to no key, from a value.
+  ///
+  /// - Parameter value: The initial value.
+  public init(value: Value) {
+    self.init(projection: SharedReference(value: value))
+  }
+
+  /// Creates a `Shared` from another one: both refer to the same state.
+  ///
+  /// - Parameter projectedValue: The shared state to refer to.
+  public init(projectedValue: Shared<Value>) {
+    self = projectedValue
+  }
+
+  /// Creates shared state persisted by a key.
+  ///
+  /// When the process already holds state for this key, it is reused and `wrappedValue` is
+  /// ignored. Otherwise the key loads its value, and `wrappedValue` stands in when nothing is
+  /// stored.
+  ///
+  /// - Parameters:
+  ///   - wrappedValue: The default value, evaluated only when needed.
+  ///   - key: The persistence strategy.
+  public init(wrappedValue: @autoclosure () -> Value, _ key: some SharedKey<Value>) {
+    self.init(projection: ReferenceRegistry.shared.reference(for: key) {
+      SharedReference(key: key, defaultValue: wrappedValue(), registryID: $0)
+    })
+  }
+
+  /// Creates optional shared state persisted by a key, `nil` until a value is stored.
+  ///
+  /// - Parameter key: The persistence strategy.
+  public init<Wrapped>(_ key: some SharedKey<Value>) where Value == Wrapped? {
+    self.init(wrappedValue: nil, key)
+  }
+
+  /// Creates shared state persisted by a key that carries its own default value.
+  ///
+  /// - Parameter key: The persistence strategy with its default: see ``SharedKeyDefault``.
+  public init<Key: SharedKey<Value>>(_ key: SharedKeyDefault<Key>) {
+    self.init(wrappedValue: key.defaultValue, key.base)
+  }
+
+  /// Creates shared state persisted by a key that carries a default value, overriding that
+  /// default at this use site.
+  ///
+  /// - Parameters:
+  ///   - wrappedValue: The default value to use instead of the key's.
+  ///   - key: The persistence strategy with its default: see ``SharedKeyDefault``.
+  public init<Key: SharedKey<Value>>(wrappedValue: @autoclosure () -> Value, _ key: SharedKeyDefault<Key>) {
+    self.init(wrappedValue: wrappedValue(), key.base)
+  }
+
+  /// Creates shared state from a key that must have a value stored.
+  ///
+  /// - Parameter key: The persistence strategy.
+  /// - Throws: The key's load error, or ``SharedValueNotFound`` when nothing is stored.
+  public init(require key: some SharedKey<Value>) async throws {
+    self.init(projection: try await ReferenceRegistry.shared.requiredReference(for: key))
+  }
+
+  /// Unwraps optional shared state: `nil` when the value is `nil` now.
+  ///
+  /// The unwrapped `Shared` keeps its last value if the optional later becomes `nil`, and writes
+  /// through it then change nothing.
+  ///
+  /// - Parameter base: Optional shared state.
+  public init?(_ base: Shared<Value?>) {
+    guard let projection = base.projection.unwrappedForWriting() else { return nil }
+    self.init(projection: projection)
+  }
+
+  /// The current value.
+  ///
+  /// Reading it inside `withObservationTracking` tracks changes from anywhere: this process
+  /// or, with a persistence strategy that watches its storage, another one.
+  public var wrappedValue: Value {
+    get { projection.value }
+    @available(
+      *, deprecated,
+      message: "Use '$shared.withLock' to modify a shared value with exclusive access."
+    )
+    nonmutating set { projection.withLock { $0 = newValue } }
+  }
+
+  /// The `Shared` itself, for passing the shared state on and for calling its methods.
+  public var projectedValue: Shared<Value> {
+    get { self }
+    set { self = newValue }
+  }
+
+  /// Runs `operation` with exclusive access to the value, then saves what it changed.
+  ///
+  /// No other thread changes the value while `operation` runs and, for persistence strategies
+  /// shared between processes, no other process either. The closure works on a copy: when it
+  /// throws, nothing it did is kept or saved. A `withLock` nested inside another on the same
+  /// state does not deadlock; the inner change is kept until the outer closure's copy replaces it,
+  /// so make every change through the outer closure's argument.
+  ///
+  /// - Parameter operation: A closure that may change the value.
+  /// - Returns: What `operation` returns.
+  public func withLock<R>(_ operation: (inout Value) throws -> R) rethrows -> R {
+    try projection.withLock(operation)
+  }
+
+  /// A `Shared` of a part of this value, reached through a writable key path.
+  public subscript<Member>(
+    dynamicMember keyPath: WritableKeyPath<Value, Member> & Sendable
+  ) -> Shared<Member> {
+    Shared<Member>(projection: projection.appending(keyPath))
+  }
+
+  /// A read-only view of a part of this value, reached through a key path.
+  public subscript<Member>(
+    dynamicMember keyPath: KeyPath<Value, Member> & Sendable
+  ) -> SharedReader<Member> {
+    SharedReader<Member>(projection: projection.reading(keyPath))
+  }
+
+  /// Whether the key is loading the value.
+  public var isLoading: Bool { projection.root.isLoading }
+
+  /// The error of the key's last load, or `nil` when it succeeded.
+  public var loadError: (any Error)? { projection.root.loadError }
+
+  /// The error of the key's last save, or `nil` when it succeeded.
+  public var saveError: (any Error)? { projection.root.saveError }
+
+  /// Loads the value from the key again.
+  ///
+  /// - Throws: The key's load error.
+  public func load() async throws {
+    try await projection.root.load()
+  }
+
+  /// Saves the current value through the key.
+  ///
+  /// - Throws: The key's save error.
+  public func save() async throws {
+    try await projection.root.save()
+  }
+}
+
+extension Shared where Value: Sendable {
+  /// The value now, then each change to it, for code that does not use Observation.
+  ///
+  /// Each iteration starts with the current value and then receives every change, whoever made
+  /// it, in order. Consecutive equal values are skipped when `Value` is `Equatable`. The sequence
+  /// ends when the iterating task is cancelled.
+  public var values: AsyncStream<Value> { projection.changes() }
+}
+
+extension Shared: Sendable where Value: Sendable {}
+
+extension Shared: Equatable where Value: Equatable {
+  /// Whether the two hold equal values.
+  public static func == (lhs: Shared, rhs: Shared) -> Bool {
+    lhs.wrappedValue == rhs.wrappedValue
+  }
+}
+
+extension Shared: Identifiable where Value: Identifiable {
+  /// The identity of the value.
+  public var id: Value.ID { wrappedValue.id }
+}
+
+extension Shared: CustomStringConvertible where Value: CustomStringConvertible {
+  /// The description of the value.
+  public var description: String { wrappedValue.description }
+}

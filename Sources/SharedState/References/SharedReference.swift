@@ -1,0 +1,234 @@
+import Foundation
+import Observation
+
+/// The live state behind every `Shared` and `SharedReader` of one key (or of one
+/// `Shared(value:)`): the value, the lock that serialises its mutations, the key's subscription,
+/// loading and error status, Observation and change listeners.
+///
+/// Sendable because every mutable stored property is read and written only while `lock` is held.
+/// The value is handed out as copies; `Shared` is itself `Sendable` only when its value is, so a
+/// non-`Sendable` value cannot cross threads through it.
+final class SharedReference<Value>: MutableValueProjection, RootReference, Observable,
+  @unchecked Sendable
+{
+  // Recursive, so that code running inside `withLock` (an Observation callback, a nested
+  // `withLock` on the same state) can read and write on the same thread without deadlocking.
+  private let lock = NSRecursiveLock()
+  private var storedValue: Value
+  private var storedIsLoading = false
+  private var storedLoadError: (any Error)?
+  private var storedSaveError: (any Error)?
+  private var listeners: [Int: @Sendable (Value) -> Void] = [:]
+  private var nextListenerID = 0
+  private var subscription: SharedSubscription?
+
+  /// The value the state returns to when its key reports that nothing is stored; `nil` for
+  /// state created by ``Shared/init(require:)``, which has no default.
+  private let defaultValue: Value?
+  private let key: (any SharedReaderKey<Value>)?
+  private let registryID: ReferenceRegistry.ID?
+  private let registrar = ObservationRegistrar()
+
+  /// State that belongs to no key: `Shared(value:)`.
+  init(value: Value) {
+    storedValue = value
+    defaultValue = value
+    key = nil
+    registryID = nil
+  }
+
+  /// State for a key: loads it (keeping `defaultValue` until and unless the key has something)
+  /// and subscribes to its changes.
+  init<Key: SharedReaderKey<Value>>(key: Key, defaultValue: Value, registryID: ReferenceRegistry.ID) {
+    storedValue = defaultValue
+    self.defaultValue = defaultValue
+    self.key = key
+    self.registryID = registryID
+    storedIsLoading = true
+    key.load(
+      context: .initialValue(defaultValue),
+      continuation: LoadContinuation(String(describing: key)) { [weak self] result in
+        self?.apply(result, finishesLoading: true)
+      }
+    )
+    subscribe(to: key, context: .initialValue(defaultValue))
+  }
+
+  /// State for a key whose value was just loaded: subscribes to its changes.
+  init<Key: SharedReaderKey<Value>>(key: Key, loadedValue: Value, registryID: ReferenceRegistry.ID) {
+    storedValue = loadedValue
+    defaultValue = nil
+    self.key = key
+    self.registryID = registryID
+    subscribe(to: key, context: .userInitiated)
+  }
+
+  deinit {
+    if let registryID {
+      ReferenceRegistry.shared.forget(registryID)
+    }
+  }
+
+  private func subscribe<Key: SharedReaderKey<Value>>(to key: Key, context: LoadContext<Value>) {
+    let subscription = key.subscribe(
+      context: context,
+      subscriber: SharedSubscriber(
+        callback: { [weak self] result in self?.apply(result, finishesLoading: false) },
+        onLoading: { [weak self] isLoading in self?.setIsLoading(isLoading) }
+      )
+    )
+    lock.withLock { self.subscription = subscription }
+  }
+
+  // MARK: Reading
+
+  var value: Value {
+    registrar.access(self, keyPath: \.value)
+    return lock.withLock { storedValue }
+  }
+
+  var root: any RootReference { self }
+
+  var isLoading: Bool {
+    registrar.access(self, keyPath: \.isLoading)
+    return lock.withLock { storedIsLoading }
+  }
+
+  var loadError: (any Error)? {
+    registrar.access(self, keyPath: \.loadError)
+    return lock.withLock { storedLoadError }
+  }
+
+  var saveError: (any Error)? {
+    registrar.access(self, keyPath: \.saveError)
+    return lock.withLock { storedSaveError }
+  }
+
+  func observe(_ onChange: @escaping @Sendable (Value) -> Void) -> SharedSubscription {
+    let id = lock.withLock {
+      // Under the lock, so that no change slips between the current value and the first change.
+      onChange(storedValue)
+      defer { nextListenerID += 1 }
+      listeners[nextListenerID] = onChange
+      return nextListenerID
+    }
+    return SharedSubscription { [self] in
+      _ = lock.withLock { listeners.removeValue(forKey: id) }
+    }
+  }
+
+  // MARK: Writing
+
+  func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+    try lock.withLock {
+      // Work on a copy: a throwing body leaves nothing behind, and a nested `withLock` on the
+      // same state cannot overlap an access to `storedValue`.
+      var newValue = storedValue
+      let result = try body(&newValue)
+      if replaceValue(with: newValue) {
+        saveChange(newValue)
+      }
+      return result
+    }
+  }
+
+  private func saveChange(_ value: Value) {
+    guard let key = key as? any SharedKey<Value> else { return }
+    key.save(
+      value,
+      context: .didSet,
+      continuation: SaveContinuation(String(describing: key)) { [weak self] result in
+        self?.setSaveError(result)
+      }
+    )
+  }
+
+  /// Stores a new value, tells Observation and the listeners, and says whether it changed
+  /// anything. Must be called with `lock` held.
+  @discardableResult
+  private func replaceValue(with newValue: Value) -> Bool {
+    if isEqual(storedValue, newValue) == true { return false }
+    registrar.withMutation(of: self, keyPath: \.value) {
+      storedValue = newValue
+    }
+    for listener in listeners.values {
+      listener(newValue)
+    }
+    return true
+  }
+
+  /// Takes in what the key loaded or its subscription delivered.
+  private func apply(_ result: Result<Value?, any Error>, finishesLoading: Bool) {
+    lock.withLock {
+      switch result {
+      case let .success(newValue):
+        if let newValue = newValue ?? defaultValue {
+          replaceValue(with: newValue)
+        }
+        setLoadError(nil)
+      case let .failure(error):
+        setLoadError(error)
+      }
+      if finishesLoading {
+        setIsLoading(false)
+      }
+    }
+  }
+
+  private func setIsLoading(_ isLoading: Bool) {
+    lock.withLock {
+      guard storedIsLoading != isLoading else { return }
+      registrar.withMutation(of: self, keyPath: \.isLoading) { storedIsLoading = isLoading }
+    }
+  }
+
+  private func setLoadError(_ error: (any Error)?) {
+    lock.withLock {
+      guard storedLoadError != nil || error != nil else { return }
+      registrar.withMutation(of: self, keyPath: \.loadError) { storedLoadError = error }
+    }
+  }
+
+  private func setSaveError(_ result: Result<Void, any Error>) {
+    let error: (any Error)? =
+      switch result {
+      case .success: nil
+      case let .failure(error): error
+      }
+    lock.withLock {
+      guard storedSaveError != nil || error != nil else { return }
+      registrar.withMutation(of: self, keyPath: \.saveError) { storedSaveError = error }
+    }
+  }
+
+  // MARK: Persistence on demand
+
+  func load() async throws {
+    guard let key else { return }
+    setIsLoading(true)
+    try await withCheckedThrowingContinuation { (resumption: CheckedContinuation<Void, any Error>) in
+      key.load(
+        context: .userInitiated,
+        continuation: LoadContinuation(String(describing: key)) { [self] result in
+          apply(result, finishesLoading: true)
+          resumption.resume(with: result.map { _ in })
+        }
+      )
+    }
+  }
+
+  func save() async throws {
+    guard let key = key as? any SharedKey<Value> else { return }
+    let value = lock.withLock { storedValue }
+    try await withCheckedThrowingContinuation { (resumption: CheckedContinuation<Void, any Error>) in
+      key.save(
+        value,
+        context: .userInitiated,
+        continuation: SaveContinuation(String(describing: key)) { [self] result in
+          setSaveError(result)
+          resumption.resume(with: result)
+        }
+      )
+    }
+  }
+}

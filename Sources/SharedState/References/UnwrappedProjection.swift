@@ -1,0 +1,45 @@
+/// A view of an optional shared value's wrapped value.
+///
+/// When the optional becomes `nil` (an element removed from a collection, say) the view keeps
+/// showing the last value it saw, so that code holding it never finds a value missing; writes
+/// through it then change nothing.
+struct UnwrappedProjection<Base: ValueProjection<Wrapped?>, Wrapped>: ValueProjection {
+  let base: Base
+  private let lastValue: LastValue<Wrapped>
+
+  init(base: Base, lastValue: Wrapped) {
+    self.base = base
+    self.lastValue = LastValue(lastValue)
+  }
+
+  var value: Wrapped {
+    guard let current = base.value else { return lastValue.current! }
+    lastValue.set(current)
+    return current
+  }
+
+  var root: any RootReference { base.root }
+
+  func observe(_ onChange: @escaping @Sendable (Wrapped) -> Void) -> SharedSubscription {
+    base.observe { value in
+      guard let value else { return }
+      onChange(value)
+    }
+  }
+}
+
+extension UnwrappedProjection: MutableValueProjection where Base: MutableValueProjection {
+  func withLock<R>(_ body: (inout Wrapped) throws -> R) rethrows -> R {
+    try base.withLock { optional in
+      guard var wrapped = optional else {
+        // The value is gone: let the body run on the last value seen, and keep nothing.
+        var detached = lastValue.current!
+        return try body(&detached)
+      }
+      let result = try body(&wrapped)
+      optional = wrapped
+      lastValue.set(wrapped)
+      return result
+    }
+  }
+}
