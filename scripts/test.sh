@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Sets up what the tests need and runs them: the README's test command.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/ensure-system-packages.sh libinotifytools0-dev
+swift build --build-tests
+swift test --skip-build "$@"
