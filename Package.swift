@@ -8,11 +8,13 @@ let package = Package(
     .executable(name: "shared-demo", targets: ["SharedDemo"]),
   ],
   dependencies: [
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/pointfreeco/swift-concurrency-extras", from: "1.4.3"),
     .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.7.3"),
     .package(url: "https://github.com/pointfreeco/swift-dependencies", from: "1.17.1"),
     .package(url: "https://github.com/pointfreeco/swift-identified-collections", from: "1.1.1"),
     .package(url: "https://github.com/pointfreeco/xctest-dynamic-overlay", from: "1.13.1"),
+    .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
   ],
   targets: [
     // Debian's libinotifytools0-dev. The module's header stops the build with a message naming
@@ -22,20 +24,28 @@ let package = Package(
       path: "Sources/CInotifyTools",
       providers: [.apt(["libinotifytools0-dev"])]
     ),
+    // Linux calls that Swift's Glibc module leaves out (renameat2, open-file-description locks).
+    .target(name: "CSystemCalls"),
     .target(
       name: "SharedState",
       dependencies: [
         "CInotifyTools",
+        "CSystemCalls",
         .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
         .product(name: "CustomDump", package: "swift-custom-dump"),
         .product(name: "Dependencies", package: "swift-dependencies"),
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+        .product(name: "SystemPackage", package: "swift-system"),
       ]
     ),
     .executableTarget(
       name: "SharedDemo",
-      dependencies: ["SharedState"],
+      dependencies: [
+        "SharedState",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+      ],
       path: "Demo"
     ),
     .testTarget(

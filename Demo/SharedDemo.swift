@@ -1,32 +1,32 @@
-import SharedState
+import ArgumentParser
+import IssueReporting
 
-/// A first example: four tasks increment one shared counter while a fifth watches it change.
+/// `shared-demo`: SharedState's demonstration and scripting tool.
 @main
-struct SharedDemo {
+struct SharedDemo: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "shared-demo",
+    abstract: "Read, write and watch state shared by processes with SharedState.",
+    discussion: """
+      Every subcommand works on one file of file storage. Values are JSON; output is one line \
+      of compact JSON per value. Errors go to standard error as one sentence, with exit status 1.
+      """,
+    subcommands: [Get.self, Set.self, Increment.self, Watch.self, Ping.self]
+  )
+
   static func main() async {
-    @Shared(.inMemory("count")) var count = 0
-
-    let watcher = Task { [$count] in
-      var valuesSeen = 0
-      for await value in $count.values {
-        valuesSeen += 1
-        if value == 4_000 { break }
+    // The tool reports every failure itself, as one sentence; the library's runtime warnings
+    // would say the same thing a second time.
+    IssueReporters.current = []
+    do {
+      var command = try parseAsRoot()
+      if var asyncCommand = command as? any AsyncParsableCommand {
+        try await asyncCommand.run()
+      } else {
+        try command.run()
       }
-      return valuesSeen
+    } catch {
+      exit(withError: error)
     }
-
-    await withTaskGroup(of: Void.self) { group in
-      for _ in 0..<4 {
-        group.addTask { [$count] in
-          for _ in 0..<1_000 {
-            $count.withLock { $0 += 1 }
-          }
-        }
-      }
-    }
-
-    let valuesSeen = await watcher.value
-    print("Counter: \(count)")
-    print("A watcher saw \(valuesSeen) values, from the first to the last.")
   }
 }

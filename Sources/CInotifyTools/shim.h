@@ -10,4 +10,10 @@
 #error "SharedState needs libinotifytools. Install it with: apt-get install -y libinotifytools0-dev"
 #endif
 
+// The name of the file an event is about, or "" for an event about the watched item itself.
+// (Swift does not import the flexible array member `name`.)
+static inline const char *shared_state_event_name(const struct inotify_event *event) {
+  return event->len > 0 ? event->name : "";
+}
+
 #endif

@@ -2,6 +2,7 @@
 public struct SharedSubscriber<Value>: Sendable {
   private let callback: @Sendable (Result<Value?, any Error>) -> Void
   private let onLoading: @Sendable (Bool) -> Void
+  private let deliverUnderLock: (@Sendable (() -> Result<Value?, any Error>?) -> Void)?
 
   /// Creates a subscriber.
   ///
@@ -16,6 +17,18 @@ public struct SharedSubscriber<Value>: Sendable {
   ) {
     self.callback = callback
     self.onLoading = onLoading
+    deliverUnderLock = nil
+  }
+
+  /// Creates a subscriber for a reference that can run a computation under its own lock.
+  init(
+    callback: @escaping @Sendable (Result<Value?, any Error>) -> Void,
+    onLoading: @escaping @Sendable (Bool) -> Void,
+    deliverUnderLock: @escaping @Sendable (() -> Result<Value?, any Error>?) -> Void
+  ) {
+    self.callback = callback
+    self.onLoading = onLoading
+    self.deliverUnderLock = deliverUnderLock
   }
 
   /// Delivers a new value.
@@ -37,6 +50,17 @@ public struct SharedSubscriber<Value>: Sendable {
   /// Delivers a result: a value, `nil` for the initial value, or an error.
   public func yield(with result: Result<Value?, any Error>) {
     callback(result)
+  }
+
+  /// Delivers what `compute` returns, computed while the receiving reference holds its lock, so
+  /// that a value read from storage cannot overtake a write the reference makes meanwhile.
+  /// `compute` returns `nil` when there is nothing new.
+  func yieldLatest(_ compute: () -> Result<Value?, any Error>?) {
+    if let deliverUnderLock {
+      deliverUnderLock(compute)
+    } else if let result = compute() {
+      callback(result)
+    }
   }
 
   /// Tells readers whether the key is loading, through ``Shared/isLoading``.

@@ -26,6 +26,9 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
   /// state created by ``Shared/init(require:)``, which has no default.
   private let defaultValue: Value?
   private let key: (any SharedReaderKey<Value>)?
+  /// The key again, when its storage is shared with other processes and `withLock` must
+  /// exclude them too.
+  private let crossProcessKey: (any CrossProcessKey<Value>)?
   private let registryID: ReferenceRegistry.ID?
   private let registrar = ObservationRegistrar()
 
@@ -34,6 +37,7 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
     storedValue = value
     defaultValue = value
     key = nil
+    crossProcessKey = nil
     registryID = nil
   }
 
@@ -43,6 +47,7 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
     storedValue = defaultValue
     self.defaultValue = defaultValue
     self.key = key
+    crossProcessKey = key as? any CrossProcessKey<Value>
     self.registryID = registryID
     storedIsLoading = true
     key.load(
@@ -59,6 +64,7 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
     storedValue = loadedValue
     defaultValue = nil
     self.key = key
+    crossProcessKey = key as? any CrossProcessKey<Value>
     self.registryID = registryID
     subscribe(to: key, context: .userInitiated)
   }
@@ -74,7 +80,13 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
       context: context,
       subscriber: SharedSubscriber(
         callback: { [weak self] result in self?.apply(result, finishesLoading: false) },
-        onLoading: { [weak self] isLoading in self?.setIsLoading(isLoading) }
+        onLoading: { [weak self] isLoading in self?.setIsLoading(isLoading) },
+        deliverUnderLock: { [weak self] compute in
+          guard let self else { return }
+          lock.withLock {
+            if let result = compute() { apply(result, finishesLoading: false) }
+          }
+        }
       )
     )
     lock.withLock { self.subscription = subscription }
@@ -121,15 +133,26 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
 
   func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
     try lock.withLock {
-      // Work on a copy: a throwing body leaves nothing behind, and a nested `withLock` on the
-      // same state cannot overlap an access to `storedValue`.
-      var newValue = storedValue
-      let result = try body(&newValue)
-      if replaceValue(with: newValue) {
-        saveChange(newValue)
+      guard let crossProcessKey else { return try mutate(body) }
+      return try crossProcessKey.withExclusiveAccess { change in
+        // Another process may have written since this one last read: start from its value.
+        if let change { apply(change, finishesLoading: false) }
+        return try mutate(body)
       }
-      return result
     }
+  }
+
+  /// Runs `body` on a copy of the value and keeps and saves what it leaves. Call with `lock`
+  /// held (and, for a cross-process key, its exclusive access).
+  private func mutate<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+    // Work on a copy: a throwing body leaves nothing behind, and a nested `withLock` on the
+    // same state cannot overlap an access to `storedValue`.
+    var newValue = storedValue
+    let result = try body(&newValue)
+    if replaceValue(with: newValue) {
+      saveChange(newValue)
+    }
+    return result
   }
 
   private func saveChange(_ value: Value) {

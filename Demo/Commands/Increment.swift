@@ -1,0 +1,51 @@
+import ArgumentParser
+import Foundation
+
+/// `shared-demo increment`: adds one to a stored integer, atomically across processes.
+struct Increment: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Add 1 to the integer stored in the file (0 when there is none), N times, each with withLock; then print 'ok N'."
+  )
+
+  @OptionGroup var storage: StorageOptions
+
+  @Option(help: "How many increments to make.")
+  var times = 1
+
+  @Option(help: "Start at this Unix time in nanoseconds, so that several processes start together.")
+  var startAt: UInt64?
+
+  @Flag(help: "Print 'done K' after the K-th increment is stored.")
+  var reportEach = false
+
+  func validate() throws {
+    guard times >= 0 else { throw ValidationError("--times must be 0 or more.") }
+  }
+
+  func run() async throws {
+    try await reportingFailure {
+      let counter = try storage.openInteger()
+      if let startAt { try await Clock.sleep(untilUnixNanoseconds: startAt) }
+      var completed = 0
+      for _ in 0..<times {
+        counter.withLock { $0 += 1 }
+        if let error = counter.saveError {
+          throw DemoError(String(describing: error))
+        }
+        if reportEach { Output.line("done \(completed + 1)") }
+        completed += 1
+      }
+      Output.line("ok \(times)")
+    }
+  }
+}
+
+enum Clock {
+  /// Sleeps until a wall-clock time.
+  static func sleep(untilUnixNanoseconds deadline: UInt64) async throws {
+    let now = Output.unixNanoseconds()
+    if deadline > now {
+      try await Task.sleep(nanoseconds: deadline - now)
+    }
+  }
+}

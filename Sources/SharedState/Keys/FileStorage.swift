@@ -1,0 +1,71 @@
+import Dependencies
+import Foundation
+import SystemPackage
+
+/// Where `.fileStorage` keys keep their files: the real file system, shared with every process,
+/// or a file system in memory that persists nothing.
+///
+/// Select it with the `defaultFileStorage` dependency. Programs use ``fileSystem``; tests and
+/// previews get a fresh ``inMemory(_:)`` storage by default, so that they never touch the disk.
+public struct FileStorage: Sendable, Hashable {
+  private enum Kind: Hashable {
+    case fileSystem
+    case inMemory(ObjectIdentifier)
+  }
+
+  private let kind: Kind
+  private let inMemoryFileSystem: InMemoryFileSystem?
+
+  /// The real file system: files are shared live with every process that uses them.
+  public static let fileSystem = FileStorage(kind: .fileSystem, inMemoryFileSystem: nil)
+
+  /// A file system in memory that persists nothing.
+  ///
+  /// - Parameter fileSystem: The files; pass one to inspect or prepare them in a test.
+  public static func inMemory(_ fileSystem: InMemoryFileSystem = InMemoryFileSystem()) -> FileStorage {
+    FileStorage(kind: .inMemory(ObjectIdentifier(fileSystem)), inMemoryFileSystem: fileSystem)
+  }
+
+  /// Whether two storages are the same one.
+  public static func == (lhs: Self, rhs: Self) -> Bool {
+    lhs.kind == rhs.kind
+  }
+
+  /// Hashes the storage's identity.
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(kind)
+  }
+
+  /// A handle on the file at `path`.
+  func file(
+    at path: FilePath,
+    durability: FileDurability,
+    filePermissions: FilePermissions,
+    directoryPermissions: FilePermissions
+  ) -> any StoredFile {
+    if let inMemoryFileSystem {
+      return InMemoryFile(path: path.string, fileSystem: inMemoryFileSystem)
+    }
+    return CoordinatedFile(
+      path: path,
+      durability: durability,
+      filePermissions: filePermissions,
+      directoryPermissions: directoryPermissions
+    )
+  }
+}
+
+extension DependencyValues {
+  /// The storage that `.fileStorage` keys use: the real file system in a program, a fresh
+  /// in-memory file system in each test and preview.
+  public var defaultFileStorage: FileStorage {
+    get { self[FileStorageDependencyKey.self] }
+    set { self[FileStorageDependencyKey.self] = newValue }
+  }
+}
+
+private enum FileStorageDependencyKey: DependencyKey {
+  static let liveValue = FileStorage.fileSystem
+  static var testValue: FileStorage { .inMemory() }
+  static var previewValue: FileStorage { .inMemory() }
+}

@@ -1,0 +1,39 @@
+/// Why a file-storage or app-storage key could not load or save its value.
+public struct FileStorageError: Error, CustomStringConvertible {
+  /// What went wrong.
+  public enum Reason: Sendable, Equatable {
+    /// The file exists but its bytes do not decode as the value's type. The value keeps its
+    /// last good state and the file is left alone until the program writes a new value.
+    case undecodable
+    /// The file could not be read.
+    case unreadable
+    /// The value could not be encoded, or the file could not be written.
+    case unwritable
+  }
+
+  /// What went wrong.
+  public let reason: Reason
+  /// The file's path.
+  public let path: String
+  /// The error of the decoder, encoder or system.
+  public let underlying: any Error
+
+  /// Creates the error.
+  public init(_ reason: Reason, path: String, underlying: any Error) {
+    self.reason = reason
+    self.path = path
+    self.underlying = underlying
+  }
+
+  /// One sentence, without a final period, that says what happened to which file.
+  public var description: String {
+    switch reason {
+    case .undecodable:
+      "\(path) does not hold a valid value: \(underlying)"
+    case .unreadable:
+      "\(path) could not be read: \(underlying)"
+    case .unwritable:
+      "\(path) could not be written: \(underlying)"
+    }
+  }
+}

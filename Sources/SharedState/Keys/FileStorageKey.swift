@@ -1,0 +1,250 @@
+import ConcurrencyExtras
+import Dependencies
+import Foundation
+import IssueReporting
+import SystemPackage
+
+/// A persistence strategy that keeps a value in a file, shared live by every process that uses
+/// the same file.
+///
+/// ```swift
+/// @Shared(.fileStorage(URL(filePath: "/var/lib/myapp/todos.json")))
+/// var todos: IdentifiedArrayOf<Todo> = []
+/// ```
+///
+/// - A missing file means the default value; nothing is written until the program changes the
+///   value. A file deleted later brings the default value back. Missing parent directories are
+///   created on the first write.
+/// - Every change replaces the file atomically: a reader never sees half a value. ``Shared/withLock(_:)``
+///   is an atomic read-modify-write across threads and processes.
+/// - Writes by other processes (and by other programs: a shell, an editor) reach this process's
+///   value, its observers and its change stream, through inotify. This process's own writes are
+///   not reported back as changes.
+/// - A file that does not decode leaves the value as it was, sets ``Shared/loadError``, is
+///   reported once through IssueReporting, and is not overwritten until the program writes a new
+///   value.
+///
+/// Files live in the `defaultFileStorage` dependency: the real file system in programs, an
+/// in-memory one in tests and previews.
+public struct FileStorageKey<Value: Sendable>: SharedKey {
+  /// The file's absolute, lexically normal path.
+  public let path: String
+  private let storage: FileStorage
+  private let file: any StoredFile
+  private let decode: @Sendable (Data) throws -> Value
+  private let encode: @Sendable (Value) throws -> Data
+  private let undecodableReports = UndecodableReports()
+
+  /// Creates a key for the file at `url`, with closures that turn values into bytes and back.
+  ///
+  /// - Parameters:
+  ///   - url: A file URL; relative paths are resolved against the current directory.
+  ///   - decode: Turns the file's bytes into a value.
+  ///   - encode: Turns a value into the file's bytes.
+  ///   - durability: How far each write goes before it returns.
+  public init(
+    url: URL,
+    decode: @escaping @Sendable (Data) throws -> Value,
+    encode: @escaping @Sendable (Value) throws -> Data,
+    durability: FileDurability = .atomic
+  ) {
+    self.init(
+      path: Self.normalizedPath(url),
+      decode: decode,
+      encode: encode,
+      durability: durability,
+      filePermissions: [.ownerReadWrite, .groupReadWrite, .otherReadWrite],
+      directoryPermissions: [.ownerReadWriteExecute, .groupReadWriteExecute, .otherReadWriteExecute]
+    )
+  }
+
+  /// Creates a key for a normalised path, with the permissions of what it creates.
+  init(
+    path: FilePath,
+    decode: @escaping @Sendable (Data) throws -> Value,
+    encode: @escaping @Sendable (Value) throws -> Data,
+    durability: FileDurability,
+    filePermissions: FilePermissions,
+    directoryPermissions: FilePermissions
+  ) {
+    @Dependency(\.defaultFileStorage) var storage
+    self.path = path.string
+    self.storage = storage
+    self.decode = decode
+    self.encode = encode
+    file = storage.file(
+      at: path,
+      durability: durability,
+      filePermissions: filePermissions,
+      directoryPermissions: directoryPermissions
+    )
+  }
+
+  /// The path and the storage: the same path in two storages is two pieces of state.
+  public var id: FileStorageKeyID {
+    FileStorageKeyID(path: path, storage: storage)
+  }
+
+  /// Reads and decodes the file; a missing file keeps the default value.
+  public func load(context: LoadContext<Value>, continuation: LoadContinuation<Value>) {
+    do {
+      continuation.resume(with: decoded(try file.read()))
+    } catch {
+      continuation.resume(throwing: FileStorageError(.unreadable, path: path, underlying: error))
+    }
+  }
+
+  /// Watches the file's directory and delivers each change another process or program makes.
+  public func subscribe(
+    context: LoadContext<Value>,
+    subscriber: SharedSubscriber<Value>
+  ) -> SharedSubscription {
+    let deliverChange: @Sendable () -> Void = { [file, path] in
+      subscriber.yieldLatest {
+        do {
+          return try file.readIfChanged().map(decoded)
+        } catch {
+          return .failure(FileStorageError(.unreadable, path: path, underlying: error))
+        }
+      }
+    }
+    let subscription: SharedSubscription
+    do {
+      subscription = try file.watch(deliverChange)
+    } catch {
+      reportIssue(
+        "Changes that other processes make to \(path) will not be seen: it cannot be watched (\(error))."
+      )
+      return .empty
+    }
+    // The value was loaded before the watch was in place: catch up with a change made between.
+    deliverChange()
+    return subscription
+  }
+
+  /// Encodes the value and replaces the file with it.
+  public func save(_ value: Value, context: SaveContext, continuation: SaveContinuation) {
+    let data: Data
+    do {
+      data = try encode(value)
+    } catch {
+      continuation.resume(throwing: FileStorageError(.unwritable, path: path, underlying: error))
+      return
+    }
+    do {
+      try file.withExclusiveAccess { try $0.write(data) }
+      continuation.resume()
+    } catch {
+      continuation.resume(throwing: FileStorageError(.unwritable, path: path, underlying: error))
+    }
+  }
+
+  /// Turns what the file holds into what a reference takes: a value, `nil` for the default, or
+  /// the decoding error (reported once for each bad content).
+  private func decoded(_ state: FileState) -> Result<Value?, any Error> {
+    guard case let .contents(data) = state else {
+      undecodableReports.reset()
+      return .success(nil)
+    }
+    do {
+      let value = try decode(data)
+      undecodableReports.reset()
+      return .success(value)
+    } catch {
+      let failure = FileStorageError(.undecodable, path: path, underlying: error)
+      if undecodableReports.isFirstReport(of: data) {
+        reportIssue(failure.description)
+      }
+      return .failure(failure)
+    }
+  }
+
+  private static func normalizedPath(_ url: URL) -> FilePath {
+    var path = FilePath(url.path)
+    if path.isRelative {
+      path = FilePath(FileManager.default.currentDirectoryPath).pushing(path)
+    }
+    return path.lexicallyNormalized()
+  }
+}
+
+extension FileStorageKey: CrossProcessKey {
+  func withExclusiveAccess<R>(_ body: (Result<Value?, any Error>?) throws -> R) rethrows -> R {
+    try file.withExclusiveAccess { access in
+      let change = access.change.map { change in
+        change
+          .mapError { FileStorageError(.unreadable, path: path, underlying: $0) as any Error }
+          .flatMap(decoded)
+      }
+      return try body(change)
+    }
+  }
+}
+
+extension FileStorageKey: CustomStringConvertible {
+  /// `.fileStorage("/path")`.
+  public var description: String { ".fileStorage(\(String(reflecting: path)))" }
+}
+
+/// The identity of a ``FileStorageKey``: its normalised path within one storage.
+public struct FileStorageKeyID: Hashable, Sendable {
+  /// The file's absolute, lexically normal path.
+  public let path: String
+  /// The storage that holds it.
+  public let storage: FileStorage
+}
+
+/// Remembers which undecodable contents were already reported, so that each is reported once.
+private final class UndecodableReports: Sendable {
+  private let lastReported = LockIsolated<Data?>(nil)
+
+  func isFirstReport(of data: Data) -> Bool {
+    lastReported.withValue { lastReported in
+      defer { lastReported = data }
+      return lastReported != data
+    }
+  }
+
+  func reset() {
+    lastReported.setValue(nil)
+  }
+}
+
+extension SharedReaderKey {
+  /// A key for a `Codable` value stored as JSON in a file: see ``FileStorageKey``.
+  ///
+  /// - Parameters:
+  ///   - url: A file URL.
+  ///   - decoder: The decoder for the file's JSON.
+  ///   - encoder: The encoder for the file's JSON.
+  ///   - durability: How far each write goes before it returns.
+  public static func fileStorage<Value: Codable & Sendable>(
+    _ url: URL,
+    decoder: JSONDecoder = JSONDecoder(),
+    encoder: JSONEncoder = JSONEncoder(),
+    durability: FileDurability = .atomic
+  ) -> Self where Self == FileStorageKey<Value> {
+    FileStorageKey(
+      url: url,
+      decode: { try decoder.decode(Value.self, from: $0) },
+      encode: { try encoder.encode($0) },
+      durability: durability
+    )
+  }
+
+  /// A key for a value stored in a file in a format of your own: see ``FileStorageKey``.
+  ///
+  /// - Parameters:
+  ///   - url: A file URL.
+  ///   - decode: Turns the file's bytes into a value.
+  ///   - encode: Turns a value into the file's bytes.
+  ///   - durability: How far each write goes before it returns.
+  public static func fileStorage<Value: Sendable>(
+    _ url: URL,
+    decode: @escaping @Sendable (Data) throws -> Value,
+    encode: @escaping @Sendable (Value) throws -> Data,
+    durability: FileDurability = .atomic
+  ) -> Self where Self == FileStorageKey<Value> {
+    FileStorageKey(url: url, decode: decode, encode: encode, durability: durability)
+  }
+}

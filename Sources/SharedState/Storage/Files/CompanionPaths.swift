@@ -1,0 +1,38 @@
+import SystemPackage
+
+/// The paths a coordinated file uses beside its target, all in the target's directory.
+///
+/// - `.NAME.sharedstate-lock`: never renamed or replaced, so that every process locks the same
+///   inode; it also holds the write generation.
+/// - `.NAME.sharedstate-scratch`: where the next contents are written before they are exchanged
+///   with the target.
+struct CompanionPaths: Hashable, Sendable {
+  /// The file that holds the value.
+  let target: FilePath
+  /// The directory that holds the target.
+  let directory: FilePath
+  /// The name of the target within its directory.
+  let name: String
+  /// The lock file.
+  let lock: FilePath
+  /// The scratch file.
+  let scratch: FilePath
+
+  /// The suffixes of companion file names, for code that lists a directory.
+  static let lockSuffix = ".sharedstate-lock"
+  static let scratchSuffix = ".sharedstate-scratch"
+
+  /// - Parameter target: An absolute, lexically normal path with a file name.
+  init(target: FilePath) {
+    self.target = target
+    directory = target.removingLastComponent()
+    name = target.lastComponent?.string ?? ""
+    lock = directory.appending(".\(name)\(Self.lockSuffix)")
+    scratch = directory.appending(".\(name)\(Self.scratchSuffix)")
+  }
+
+  /// Whether a file name is a companion of some target, not a target itself.
+  static func isCompanion(_ name: String) -> Bool {
+    name.hasPrefix(".") && (name.hasSuffix(lockSuffix) || name.hasSuffix(scratchSuffix))
+  }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import SystemPackage
+
+/// A handle on a file on disk, coordinated with every thread and process through a
+/// ``FileCoordinator`` and watched through the ``DirectoryWatcher``.
+///
+/// It notices another process's write inside `withExclusiveAccess` without reading the file
+/// when nothing changed: the write generation in the lock file and the target's `stat` identity
+/// must both be as this handle last saw them. The generation covers every cooperating writer
+/// (whose exchanges would otherwise bring the same inode back), the identity covers programs that
+/// write the file without taking part.
+///
+/// `@unchecked Sendable`: its mutable properties are only touched with `lock` held.
+final class CoordinatedFile: StoredFile, @unchecked Sendable {
+  private let coordinator: FileCoordinator
+  private let durability: FileDurability
+  private let lock = NSLock()
+  private var lastState: FileState?
+  private var knownGeneration: UInt64?
+  private var knownIdentity: FileIdentity?
+
+  /// - Parameters:
+  ///   - path: An absolute, lexically normal path.
+  ///   - durability: How far each write goes before it returns.
+  ///   - filePermissions: The permissions of files it creates (less the umask).
+  ///   - directoryPermissions: The permissions of directories it creates (less the umask).
+  init(
+    path: FilePath,
+    durability: FileDurability,
+    filePermissions: FilePermissions,
+    directoryPermissions: FilePermissions
+  ) {
+    coordinator = FileCoordinator.coordinator(
+      for: path,
+      filePermissions: filePermissions,
+      directoryPermissions: directoryPermissions
+    )
+    self.durability = durability
+  }
+
+  var path: String { coordinator.paths.target.string }
+
+  func read() throws -> FileState {
+    try remember(coordinator.read()).state
+  }
+
+  func readIfChanged() throws -> FileState? {
+    let previous = lock.withLock { lastState }
+    let state = try read()
+    return state == previous ? nil : state
+  }
+
+  func withExclusiveAccess<R>(_ body: (ExclusiveFileAccess) throws -> R) rethrows -> R {
+    try coordinator.withExclusiveAccess { outcome in
+      let access = ExclusiveFileAccess(
+        change: change(under: outcome),
+        write: { [self] data in
+          let written = try coordinator.write(data, durability: durability)
+          lock.withLock {
+            lastState = .contents(data)
+            knownGeneration = written.generation
+            knownIdentity = written.identity
+          }
+        }
+      )
+      return try body(access)
+    }
+  }
+
+  func watch(_ onChange: @escaping @Sendable () -> Void) throws -> SharedSubscription {
+    let name = coordinator.paths.name
+    return try DirectoryWatcher.shared.watch(directory: coordinator.paths.directory) { event in
+      switch event {
+      case .entryChanged(name), .rescan:
+        onChange()
+      case .entryChanged:
+        break
+      }
+    }
+  }
+
+  /// What changed since this handle last read or wrote, under the exclusive lock.
+  private func change(under outcome: FileCoordinator.LockOutcome) -> Result<FileState, any Error>? {
+    // Without the lock the write will fail; there is nothing to refresh for it.
+    guard case let .success(generation) = outcome else { return nil }
+    let isUnchanged = lock.withLock {
+      lastState != nil && knownGeneration == generation
+        && knownIdentity == coordinator.currentIdentity()
+    }
+    if isUnchanged { return nil }
+    do {
+      let previous = lock.withLock { lastState }
+      let state = try remember(coordinator.readExclusively()).state
+      return state == previous ? nil : .success(state)
+    } catch {
+      return .failure(error)
+    }
+  }
+
+  private func remember(_ read: FileCoordinator.FileRead) -> FileCoordinator.FileRead {
+    lock.withLock {
+      lastState = read.state
+      knownGeneration = read.generation
+      knownIdentity = read.identity
+    }
+    return read
+  }
+}

@@ -1,0 +1,11 @@
+/// How far a write to file or app storage goes before it counts as done.
+public enum FileDurability: Sendable, Hashable {
+  /// The new file replaces the old one atomically, without waiting for the disk: a process that
+  /// crashes or is killed never loses or tears a write that has returned, but a power loss or a
+  /// kernel crash may lose recent writes. The default.
+  case atomic
+
+  /// As ``atomic``, and the file and its directory are flushed to the disk (`fsync`) before the
+  /// write returns, so that a returned write survives a power loss. Much slower.
+  case flushedToDisk
+}
