@@ -52,6 +52,8 @@ let package = Package(
       name: "SharedStateTests",
       dependencies: [
         "SharedState",
+        // The multi-process tests run the tool as their worker processes.
+        "SharedDemo",
         .product(name: "CustomDump", package: "swift-custom-dump"),
         .product(name: "Dependencies", package: "swift-dependencies"),
         .product(name: "DependenciesTestSupport", package: "swift-dependencies"),

@@ -2,13 +2,18 @@
 ///
 /// - Returns: Whether they are equal, or `nil` when the type is not `Equatable`.
 func isEqual<T>(_ lhs: T, _ rhs: T) -> Bool? {
+  equality(of: T.self)?(lhs, rhs)
+}
+
+/// The `==` of a type, when it is `Equatable`, found once so that hot paths compare without a
+/// dynamic cast each time.
+func equality<T>(of _: T.Type) -> ((T, T) -> Bool)? {
   guard let equatableType = T.self as? any Equatable.Type else { return nil }
-  return equatableType.areEqual(lhs, rhs)
+  return equatableType.equalityFunction(for: T.self)
 }
 
 extension Equatable {
-  fileprivate static func areEqual(_ lhs: Any, _ rhs: Any) -> Bool {
-    guard let lhs = lhs as? Self, let rhs = rhs as? Self else { return false }
-    return lhs == rhs
+  fileprivate static func equalityFunction<T>(for _: T.Type) -> (T, T) -> Bool {
+    { lhs, rhs in (lhs as! Self) == (rhs as! Self) }
   }
 }

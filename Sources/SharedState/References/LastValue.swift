@@ -7,6 +7,7 @@ import Foundation
 final class LastValue<Value>: @unchecked Sendable {
   private let lock = NSLock()
   private var stored: Value?
+  private let areEqual = equality(of: Value.self)
 
   init(_ value: Value? = nil) {
     stored = value
@@ -24,7 +25,7 @@ final class LastValue<Value>: @unchecked Sendable {
     lock.withLock {
       defer { stored = value }
       guard let previous = stored else { return true }
-      return isEqual(previous, value) != true
+      return areEqual?(previous, value) != true
     }
   }
 }

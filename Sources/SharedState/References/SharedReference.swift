@@ -26,17 +26,29 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
   /// state created by ``Shared/init(require:)``, which has no default.
   private let defaultValue: Value?
   private let key: (any SharedReaderKey<Value>)?
+  /// The key again, when it can save (a `SharedReaderKey` alone cannot), found once rather than
+  /// cast on every save.
+  private let writableKey: (any SharedKey<Value>)?
   /// The key again, when its storage is shared with other processes and `withLock` must
   /// exclude them too.
   private let crossProcessKey: (any CrossProcessKey<Value>)?
+  /// `==` for the value's type, when it has one: a change to an equal value is no change.
+  private let areEqual = equality(of: Value.self)
   private let registryID: ReferenceRegistry.ID?
   private let registrar = ObservationRegistrar()
+  // Made once: forming a key path into a generic class resolves its type at run time, which
+  // would otherwise happen on every read and write.
+  private let valuePath = \SharedReference<Value>.value
+  private let isLoadingPath = \SharedReference<Value>.isLoading
+  private let loadErrorPath = \SharedReference<Value>.loadError
+  private let saveErrorPath = \SharedReference<Value>.saveError
 
   /// State that belongs to no key: `Shared(value:)`.
   init(value: Value) {
     storedValue = value
     defaultValue = value
     key = nil
+    writableKey = nil
     crossProcessKey = nil
     registryID = nil
   }
@@ -47,6 +59,7 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
     storedValue = defaultValue
     self.defaultValue = defaultValue
     self.key = key
+    writableKey = key as? any SharedKey<Value>
     crossProcessKey = key as? any CrossProcessKey<Value>
     self.registryID = registryID
     storedIsLoading = true
@@ -64,6 +77,7 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
     storedValue = loadedValue
     defaultValue = nil
     self.key = key
+    writableKey = key as? any SharedKey<Value>
     crossProcessKey = key as? any CrossProcessKey<Value>
     self.registryID = registryID
     subscribe(to: key, context: .userInitiated)
@@ -95,24 +109,24 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
   // MARK: Reading
 
   var value: Value {
-    registrar.access(self, keyPath: \.value)
+    registrar.access(self, keyPath: valuePath)
     return lock.withLock { storedValue }
   }
 
   var root: any RootReference { self }
 
   var isLoading: Bool {
-    registrar.access(self, keyPath: \.isLoading)
+    registrar.access(self, keyPath: isLoadingPath)
     return lock.withLock { storedIsLoading }
   }
 
   var loadError: (any Error)? {
-    registrar.access(self, keyPath: \.loadError)
+    registrar.access(self, keyPath: loadErrorPath)
     return lock.withLock { storedLoadError }
   }
 
   var saveError: (any Error)? {
-    registrar.access(self, keyPath: \.saveError)
+    registrar.access(self, keyPath: saveErrorPath)
     return lock.withLock { storedSaveError }
   }
 
@@ -156,7 +170,7 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
   }
 
   private func saveChange(_ value: Value) {
-    guard let key = key as? any SharedKey<Value> else { return }
+    guard let key = writableKey else { return }
     key.save(
       value,
       context: .didSet,
@@ -170,8 +184,8 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
   /// anything. Must be called with `lock` held.
   @discardableResult
   private func replaceValue(with newValue: Value) -> Bool {
-    if isEqual(storedValue, newValue) == true { return false }
-    registrar.withMutation(of: self, keyPath: \.value) {
+    if let areEqual, areEqual(storedValue, newValue) { return false }
+    registrar.withMutation(of: self, keyPath: valuePath) {
       storedValue = newValue
     }
     for listener in listeners.values {
@@ -201,14 +215,14 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
   private func setIsLoading(_ isLoading: Bool) {
     lock.withLock {
       guard storedIsLoading != isLoading else { return }
-      registrar.withMutation(of: self, keyPath: \.isLoading) { storedIsLoading = isLoading }
+      registrar.withMutation(of: self, keyPath: isLoadingPath) { storedIsLoading = isLoading }
     }
   }
 
   private func setLoadError(_ error: (any Error)?) {
     lock.withLock {
       guard storedLoadError != nil || error != nil else { return }
-      registrar.withMutation(of: self, keyPath: \.loadError) { storedLoadError = error }
+      registrar.withMutation(of: self, keyPath: loadErrorPath) { storedLoadError = error }
     }
   }
 
@@ -220,7 +234,7 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
       }
     lock.withLock {
       guard storedSaveError != nil || error != nil else { return }
-      registrar.withMutation(of: self, keyPath: \.saveError) { storedSaveError = error }
+      registrar.withMutation(of: self, keyPath: saveErrorPath) { storedSaveError = error }
     }
   }
 
@@ -241,7 +255,7 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
   }
 
   func save() async throws {
-    guard let key = key as? any SharedKey<Value> else { return }
+    guard let key = writableKey else { return }
     let value = lock.withLock { storedValue }
     try await withCheckedThrowingContinuation { (resumption: CheckedContinuation<Void, any Error>) in
       key.save(

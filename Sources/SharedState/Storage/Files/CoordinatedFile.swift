@@ -69,13 +69,33 @@ final class CoordinatedFile: StoredFile, @unchecked Sendable {
 
   func watch(_ onChange: @escaping @Sendable () -> Void) throws -> SharedSubscription {
     let name = coordinator.paths.name
-    return try DirectoryWatcher.shared.watch(directory: coordinator.paths.directory) { event in
+    return try DirectoryWatcher.shared.watch(directory: coordinator.paths.directory) {
+      [weak self] event in
       switch event {
-      case .entryChanged(name), .rescan:
+      case .entryChanged(name, .replaced):
+        // Most replacements are this handle's own writes: skip them without reading.
+        if self?.isKnownCurrent() != true { onChange() }
+      case .entryChanged(name, .writtenInPlace), .rescan:
+        // An in-place write can keep the size and, within the timestamp granularity, the
+        // times: only the contents tell.
         onChange()
       case .entryChanged:
         break
       }
+    }
+  }
+
+  /// Whether the file is, cheaply judged, still what this handle last read or wrote: the same
+  /// identity at the path and the same write generation.
+  ///
+  /// The identity is read first: a cooperating writer bumps the generation before the inode this
+  /// handle knows can come back to the path, so a generation read afterwards would show it.
+  private func isKnownCurrent() -> Bool {
+    let identity = coordinator.currentIdentity()
+    let generation = coordinator.peekGeneration()
+    return lock.withLock {
+      lastState != nil && identity == knownIdentity && generation != nil
+        && generation == knownGeneration
     }
   }
 

@@ -34,6 +34,8 @@ final class FileCoordinator: @unchecked Sendable {
   private var lockFile: LockFile
   private var exclusiveDepth = 0
   private var lockOutcome: LockOutcome = .success(0)
+  // Its own lock, so that a peek never waits for a writer that holds `lock`.
+  private let generationReader = RecursiveLockIsolated<FileDescriptor?>(nil)
 
   private init(paths: CompanionPaths, filePermissions: FilePermissions, directoryPermissions: FilePermissions) {
     self.paths = paths
@@ -159,6 +161,29 @@ final class FileCoordinator: @unchecked Sendable {
       }
       lockOutcome = outcome
       return try body(outcome)
+    }
+  }
+
+  /// The write generation now, read without any lock (`nil` when there is no lock file yet), for
+  /// deciding cheaply whether anything was written since a known generation.
+  func peekGeneration() -> UInt64? {
+    generationReader.withValue { reader in
+      if reader == nil {
+        reader = try? FileDescriptor.open(paths.lock, .readOnly, options: [.closeOnExec])
+      }
+      guard let descriptor = reader else { return nil }
+      var value: UInt64 = 0
+      let count = try? withUnsafeMutableBytes(of: &value) {
+        try descriptor.read(fromAbsoluteOffset: 0, into: $0)
+      }
+      guard count == MemoryLayout<UInt64>.size else { return nil }
+      // A lock file removed since it was opened no longer counts the writes.
+      if (try? descriptor.stat())?.linkCount == 0 {
+        try? descriptor.close()
+        reader = nil
+        return nil
+      }
+      return UInt64(littleEndian: value)
     }
   }
 

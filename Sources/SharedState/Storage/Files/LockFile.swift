@@ -32,10 +32,8 @@ struct LockFile {
       }
       try descriptor!.lock(kind)
       // Someone may have removed the lock file (or its directory) since it was opened: a lock on
-      // a file that is no longer at the path excludes nobody. Start again on the one there now.
-      if let current = try? path.stat(), let held = try? descriptor!.stat(),
-        current.inode == held.inode, current.deviceID == held.deviceID
-      {
+      // a file that no longer has a name excludes nobody. Start again on the one there now.
+      if let held = try? descriptor!.stat(), held.linkCount > 0 {
         return true
       }
       close()

@@ -231,8 +231,10 @@ final class DirectoryWatcher: @unchecked Sendable {
     // A file created empty is written next; its close or rename into place is what counts.
     let fileChanges = UInt32(IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE)
     guard !name.isEmpty, !isDirectory, mask & fileChanges != 0 else { return }
+    let change: DirectoryEvent.EntryChange =
+      mask & UInt32(IN_CLOSE_WRITE) != 0 ? .writtenInPlace : .replaced
     for directory in directories {
-      deliver(.entryChanged(name), to: directory)
+      deliver(.entryChanged(name, change), to: directory)
     }
   }
 

@@ -1,0 +1,183 @@
+import Dependencies
+import DependenciesTestSupport
+import Foundation
+import IdentifiedCollections
+import IssueReporting
+@testable import SharedState
+import Testing
+
+/// File storage in one process, on the real file system.
+@Suite("File storage key", .dependency(\.defaultFileStorage, .fileSystem))
+struct FileStorageKeyTests {
+  @Test func missingFileMeansTheDefaultAndWritesNothing() throws {
+    let directory = try TemporaryDirectory()
+    @Shared(.fileStorage(URL(fileURLWithPath: directory.path("value.json")))) var value = 5
+    #expect(value == 5)
+    #expect(try directory.contents().isEmpty, "no placeholder file until the program writes")
+  }
+
+  @Test func firstWriteCreatesParentDirectoriesAndAJSONFile() throws {
+    let directory = try TemporaryDirectory()
+    let file = directory.path("one/two/value.json")
+    @Shared(.fileStorage(URL(fileURLWithPath: file))) var value = [1, 2]
+    $value.withLock { $0.append(3) }
+    #expect(try String(contentsOfFile: file, encoding: .utf8) == "[1,2,3]")
+  }
+
+  @Test func valueSurvivesInTheFile() throws {
+    let directory = try TemporaryDirectory()
+    let url = URL(fileURLWithPath: directory.path("todos.json"))
+    struct Todo: Codable, Equatable, Identifiable, Sendable {
+      let id: Int
+      var title: String
+    }
+    do {
+      @Shared(.fileStorage(url)) var todos: IdentifiedArrayOf<Todo> = []
+      $todos.withLock { $0.append(Todo(id: 1, title: "Milk")) }
+    }
+    // A new reference (the first is gone) loads what the file holds.
+    @Shared(.fileStorage(url)) var todos: IdentifiedArrayOf<Todo> = []
+    #expect(todos == [Todo(id: 1, title: "Milk")])
+  }
+
+  @Test func equivalentPathsAreOneState() throws {
+    let directory = try TemporaryDirectory()
+    let base = directory.url.path
+    @Shared(.fileStorage(URL(fileURLWithPath: "\(base)/a/b.json"))) var plain = 0
+    @Shared(.fileStorage(URL(fileURLWithPath: "\(base)/a//b.json"))) var doubled = 0
+    @Shared(.fileStorage(URL(fileURLWithPath: "\(base)/a/./b.json"))) var dotted = 0
+    @Shared(.fileStorage(URL(fileURLWithPath: "\(base)/c/../a/b.json"))) var parent = 0
+    $plain.withLock { $0 = 9 }
+    #expect([doubled, dotted, parent] == [9, 9, 9])
+    #expect(
+      FileStorageKey<Int>.fileStorage(URL(fileURLWithPath: "\(base)/a//./b.json")).id
+        == FileStorageKey<Int>.fileStorage(URL(fileURLWithPath: "\(base)/a/b.json")).id
+    )
+  }
+
+  @Test func undecodableFileKeepsTheLastGoodValueUntilTheProgramWrites() async throws {
+    let directory = try TemporaryDirectory()
+    let file = directory.path("count.json")
+    try Data("not json".utf8).write(to: URL(fileURLWithPath: file))
+    let shared = withKnownIssue {
+      Shared(wrappedValue: 7, .fileStorage(URL(fileURLWithPath: file)))
+    }
+    #expect(shared.wrappedValue == 7)
+    let error = try #require(shared.loadError as? FileStorageError)
+    #expect(error.reason == .undecodable)
+    #expect(try String(contentsOfFile: file, encoding: .utf8) == "not json", "the file is left alone")
+
+    // Reading the same bad bytes again is not reported a second time.
+    await #expect(throws: FileStorageError.self) { try await shared.load() }
+
+    shared.withLock { $0 += 1 }
+    #expect(try String(contentsOfFile: file, encoding: .utf8) == "8")
+    #expect(shared.loadError == nil, "the program's own good write clears the error")
+  }
+
+  @Test func unreadablePathIsALoadError() throws {
+    let directory = try TemporaryDirectory()
+    // A directory where the file should be.
+    try FileManager.default.createDirectory(
+      atPath: directory.path("taken.json"), withIntermediateDirectories: true
+    )
+    @Shared(.fileStorage(URL(fileURLWithPath: directory.path("taken.json")))) var value = 1
+    #expect(($value.loadError as? FileStorageError)?.reason == .unreadable)
+    $value.withLock { $0 = 2 }
+    #expect(($value.saveError as? FileStorageError)?.reason == .unwritable)
+  }
+
+  @Test func thousandTasksOfTenIncrementsOnAFile() async throws {
+    let directory = try TemporaryDirectory()
+    let url = URL(fileURLWithPath: directory.path("count.json"))
+    @Shared(.fileStorage(url)) var count = 0
+    await withTaskGroup(of: Void.self) { group in
+      for _ in 0..<1_000 {
+        group.addTask { [$count] in
+          for _ in 0..<10 { $count.withLock { $0 += 1 } }
+        }
+      }
+    }
+    #expect(count == 10_000)
+    #expect(try String(contentsOf: url, encoding: .utf8) == "10000")
+  }
+
+  @Test func nestedWithLockOnAFileDoesNotDeadlock() throws {
+    let directory = try TemporaryDirectory()
+    @Shared(.fileStorage(URL(fileURLWithPath: directory.path("n.json")))) var count = 0
+    $count.withLock { outer in
+      $count.withLock { $0 = 5 }
+      outer = 6
+    }
+    #expect(count == 6)
+  }
+
+  @Test func flushedToDiskDurabilityWrites() throws {
+    let directory = try TemporaryDirectory()
+    let url = URL(fileURLWithPath: directory.path("durable.json"))
+    @Shared(.fileStorage(url, durability: .flushedToDisk)) var value = "a"
+    $value.withLock { $0 = "b" }
+    #expect(try String(contentsOf: url, encoding: .utf8) == #""b""#)
+  }
+
+  @Test func companionFilesAreHiddenBesideTheTarget() throws {
+    let directory = try TemporaryDirectory()
+    @Shared(.fileStorage(URL(fileURLWithPath: directory.path("v.json")))) var value = 0
+    $value.withLock { $0 = 1 }
+    $value.withLock { $0 = 2 }
+    #expect(
+      try directory.contents()
+        == [".v.json.sharedstate-lock", ".v.json.sharedstate-scratch", "v.json"]
+    )
+    #expect(CompanionPaths.isCompanion(".v.json.sharedstate-lock"))
+    #expect(!CompanionPaths.isCompanion("v.json"))
+  }
+
+  @Test func customDecodeAndEncode() throws {
+    let directory = try TemporaryDirectory()
+    let url = URL(fileURLWithPath: directory.path("plain.txt"))
+    @Shared(
+      .fileStorage(
+        url,
+        decode: { String(decoding: $0, as: UTF8.self) },
+        encode: { Data($0.utf8) }
+      )
+    ) var text = ""
+    $text.withLock { $0 = "plain text" }
+    #expect(try String(contentsOf: url, encoding: .utf8) == "plain text")
+  }
+}
+
+/// File storage in tests and previews: in memory by default.
+@Suite("File storage in memory")
+struct InMemoryFileStorageTests {
+  @Test func testsUseAnInMemoryFileSystemByDefault() throws {
+    let directory = try TemporaryDirectory()
+    let file = directory.path("memory.json")
+    @Shared(.fileStorage(URL(fileURLWithPath: file))) var value = 1
+    $value.withLock { $0 = 2 }
+    #expect(!FileManager.default.fileExists(atPath: file), "nothing reaches the disk")
+    @Shared(.fileStorage(URL(fileURLWithPath: file))) var again = 0
+    #expect(again == 2)
+  }
+
+  @Test func inMemoryFileSystemCanBePreparedAndInspected() async throws {
+    let fileSystem = InMemoryFileSystem()
+    fileSystem.setContents(Data("3".utf8), atPath: "/prepared.json")
+    try await withDependencies {
+      $0.defaultFileStorage = .inMemory(fileSystem)
+    } operation: {
+      @Shared(.fileStorage(URL(fileURLWithPath: "/prepared.json"))) var value = 0
+      #expect(value == 3)
+      $value.withLock { $0 += 1 }
+      #expect(fileSystem.contents(atPath: "/prepared.json") == Data("4".utf8))
+
+      let values = AsyncQueue($value.values)
+      #expect(try await values.next() == 4)
+      fileSystem.setContents(Data("10".utf8), atPath: "/prepared.json")
+      #expect(try await values.next() == 10)
+      fileSystem.removeFile(atPath: "/prepared.json")
+      #expect(try await values.next() == 0)
+    }
+  }
+}

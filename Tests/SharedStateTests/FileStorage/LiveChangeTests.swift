@@ -1,0 +1,87 @@
+import Dependencies
+import DependenciesTestSupport
+import Foundation
+import SharedState
+import Testing
+
+/// Writes made outside a process reach it live, whoever makes them.
+@Suite("File storage: live changes", .dependency(\.defaultFileStorage, .fileSystem))
+struct LiveChangeTests {
+  @Test func watchingProcessSeesShellWritesRenamesDeletesAndGarbage() async throws {
+    let directory = try TemporaryDirectory()
+    let file = directory.path("value.json")
+    let watcher = try DemoProcess("watch", "--file", file)
+    #expect(try await watcher.nextLine().hasSuffix(" null"))
+
+    #expect(try await DemoProcess.shell("echo 1 > '\(file)'").waitForExit() == 0)
+    #expect(try await watcher.nextLine().hasSuffix(" 1"))
+
+    let staged = directory.path("staged.json")
+    #expect(try await DemoProcess.shell("echo '\"two\"' > '\(staged)' && mv '\(staged)' '\(file)'").waitForExit() == 0)
+    #expect(try await watcher.nextLine().hasSuffix(" \"two\""))
+
+    #expect(try await DemoProcess.shell("rm '\(file)'").waitForExit() == 0)
+    #expect(try await watcher.nextLine().hasSuffix(" null"))
+
+    #expect(try await DemoProcess.shell("printf '{not json' > '\(file)'").waitForExit() == 0)
+    let error = try await watcher.nextErrorLine()
+    #expect(error.contains("does not hold a valid value"))
+    #expect(try String(contentsOfFile: file, encoding: .utf8) == "{not json", "the bad file is left alone")
+
+    #expect(try await DemoProcess("set", "--file", file, "[3]").waitForExit() == 0)
+    #expect(try await watcher.nextLine().hasSuffix(" [3]"))
+  }
+
+  @Test func thisProcessSeesAnotherProcesssWrites() async throws {
+    let directory = try TemporaryDirectory()
+    let file = directory.path("count.json")
+    @Shared(.fileStorage(URL(fileURLWithPath: file))) var count = 0
+    let values = AsyncQueue($count.values)
+    #expect(try await values.next() == 0)
+    #expect(try await DemoProcess("set", "--file", file, "41").waitForExit() == 0)
+    #expect(try await values.next() == 41)
+    #expect(try await DemoProcess("increment", "--file", file).waitForExit() == 0)
+    #expect(try await values.next() == 42)
+    #expect(count == 42)
+  }
+
+  @Test func ownWritesAreNotEchoed() async throws {
+    // A value type that is not Equatable: the change stream passes on every change it gets,
+    // so an echo of this process's own write would show up as an extra element.
+    struct Note: Codable, Sendable { var text: String }
+    let directory = try TemporaryDirectory()
+    let file = directory.path("note.json")
+    @Shared(.fileStorage(URL(fileURLWithPath: file))) var note = Note(text: "start")
+    let values = $note.values
+    $note.withLock { $0.text = "mine" }
+    // Another process's write comes after this one's in the event queue; it marks the end.
+    #expect(try await DemoProcess("set", "--file", file, #"{"text":"theirs"}"#).waitForExit() == 0)
+    let seen = try await first(3, of: values).map(\.text)
+    #expect(seen == ["start", "mine", "theirs"])
+  }
+
+  @Test func directoryRemovedAndCreatedAgainIsFollowed() async throws {
+    let directory = try TemporaryDirectory()
+    let nested = directory.url.appendingPathComponent("a/b")
+    let file = nested.appendingPathComponent("value.json").path
+    @Shared(.fileStorage(URL(fileURLWithPath: file))) var value = 0
+    let values = AsyncQueue($value.values)
+    #expect(try await values.next() == 0)
+    $value.withLock { $0 = 1 }
+    #expect(try await values.next() == 1)
+    #expect(try await DemoProcess.shell("rm -rf '\(directory.url.appendingPathComponent("a").path)'").waitForExit() == 0)
+    #expect(try await values.next() == 0, "the file is gone: back to the default")
+    #expect(try await DemoProcess("set", "--file", file, "2").waitForExit() == 0)
+    #expect(try await values.next() == 2)
+  }
+
+  @Test func fileInADirectoryThatDoesNotExistYetIsWatched() async throws {
+    let directory = try TemporaryDirectory()
+    let file = directory.url.appendingPathComponent("later/deeper/value.json").path
+    @Shared(.fileStorage(URL(fileURLWithPath: file))) var value = "none"
+    let values = AsyncQueue($value.values)
+    #expect(try await values.next() == "none")
+    #expect(try await DemoProcess("set", "--file", file, #""created""#).waitForExit() == 0)
+    #expect(try await values.next() == "created")
+  }
+}
