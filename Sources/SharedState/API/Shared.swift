@@ -124,6 +124,7 @@ public struct Shared<Value> {
   ///
   /// - Parameter operation: A closure that may change the value.
   /// - Returns: What `operation` returns.
+  @discardableResult
   public func withLock<R>(_ operation: (inout Value) throws -> R) rethrows -> R {
     try projection.withLock(operation)
   }

@@ -175,7 +175,7 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
       value,
       context: .didSet,
       continuation: SaveContinuation(String(describing: key)) { [weak self] result in
-        self?.setSaveError(result)
+        self?.finishSave(result)
       }
     )
   }
@@ -226,6 +226,15 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
     }
   }
 
+  /// Takes in how a save went: a failure is the save error; a success clears it, and clears a
+  /// load error too, since the storage now holds a good value.
+  private func finishSave(_ result: Result<Void, any Error>) {
+    lock.withLock {
+      setSaveError(result)
+      if case .success = result { setLoadError(nil) }
+    }
+  }
+
   private func setSaveError(_ result: Result<Void, any Error>) {
     let error: (any Error)? =
       switch result {
@@ -262,7 +271,7 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
         value,
         context: .userInitiated,
         continuation: SaveContinuation(String(describing: key)) { [self] result in
-          setSaveError(result)
+          finishSave(result)
           resumption.resume(with: result)
         }
       )

@@ -74,7 +74,8 @@ struct MultiProcessTests {
     #expect(try await survivor.allOutput() == ["ok 300"])
 
     let onDisk = try await DemoProcess("get", "--file", file).allOutput()
-    let counter = try #require(Int(try #require(onDisk.first)))
+    let text = try #require(onDisk.first)
+    let counter = try #require(Int(text))
     // The increment in flight when the kill came may or may not have been stored before it
     // could print: every printed one is there, and at most that one more.
     #expect(counter >= lastReported + 300)

@@ -1,23 +1,21 @@
-import ConcurrencyExtras
-
 /// Reads an asynchronous sequence one element at a time, each wait bounded by a timeout, so
 /// that a test can act between elements.
-final class AsyncQueue<Element: Sendable>: Sendable {
-  private let iterator: LockIsolated<AsyncStream<Element>.Iterator>
+struct AsyncQueue<Element: Sendable>: Sendable {
+  // Iterators of one `AsyncStream` share its buffer: each new one continues where the last
+  // stopped, which lets every wait run in a task of its own under a timeout.
+  private let stream: AsyncStream<Element>
 
   init(_ stream: AsyncStream<Element>) {
-    iterator = LockIsolated(stream.makeAsyncIterator())
+    self.stream = stream
   }
 
   /// The next element, or `nil` when the sequence ended.
   ///
   /// - Throws: ``TimedOut`` when none arrives within `seconds`.
   func next(seconds: Double = 20) async throws -> Element? {
-    try await withTimeout(seconds: seconds) { [iterator] in
-      var current = iterator.value
-      let element = await current.next()
-      iterator.setValue(current)
-      return element
+    try await withTimeout(seconds: seconds) { [stream] in
+      var iterator = stream.makeAsyncIterator()
+      return await iterator.next()
     }
   }
 

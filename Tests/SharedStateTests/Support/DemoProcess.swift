@@ -20,6 +20,7 @@ final class DemoProcess: Sendable {
   private let standardOutput: LineReader
   private let standardError: LineReader
   private let exitStatus: AsyncStream<Int32>
+  private let knownExitStatus = LockIsolated<Int32?>(nil)
 
   /// Starts `shared-demo` with `arguments`.
   convenience init(_ arguments: String...) throws {
@@ -68,11 +69,14 @@ final class DemoProcess: Sendable {
   /// Waits for the process to exit and returns its status.
   @discardableResult
   func waitForExit(seconds: Double = 60) async throws -> Int32 {
+    if let status = knownExitStatus.value { return status }
     let statuses = exitStatus
-    return try await withTimeout(seconds: seconds) {
+    let status = try await withTimeout(seconds: seconds) {
       for await status in statuses { return status }
       return -1
     }
+    knownExitStatus.setValue(status)
+    return status
   }
 
   /// Everything printed on standard output so far, after waiting for the process to exit.

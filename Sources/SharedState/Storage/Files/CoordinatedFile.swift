@@ -52,10 +52,16 @@ final class CoordinatedFile: StoredFile, @unchecked Sendable {
 
   func withExclusiveAccess<R>(_ body: (ExclusiveFileAccess) throws -> R) rethrows -> R {
     try coordinator.withExclusiveAccess { outcome in
+      let identity = coordinator.currentIdentity()
+      // A target this handle last read or wrote is a regular file; anything else is checked
+      // before it is replaced.
+      let targetIsKnown = lock.withLock { identity == nil || identity == knownIdentity }
       let access = ExclusiveFileAccess(
-        change: change(under: outcome),
+        change: change(under: outcome, identity: identity),
         write: { [self] data in
-          let written = try coordinator.write(data, durability: durability)
+          let written = try coordinator.write(
+            data, durability: durability, verifyingTarget: !targetIsKnown
+          )
           lock.withLock {
             lastState = .contents(data)
             knownGeneration = written.generation
@@ -100,12 +106,14 @@ final class CoordinatedFile: StoredFile, @unchecked Sendable {
   }
 
   /// What changed since this handle last read or wrote, under the exclusive lock.
-  private func change(under outcome: FileCoordinator.LockOutcome) -> Result<FileState, any Error>? {
+  private func change(
+    under outcome: FileCoordinator.LockOutcome,
+    identity: FileIdentity?
+  ) -> Result<FileState, any Error>? {
     // Without the lock the write will fail; there is nothing to refresh for it.
     guard case let .success(generation) = outcome else { return nil }
     let isUnchanged = lock.withLock {
-      lastState != nil && knownGeneration == generation
-        && knownIdentity == coordinator.currentIdentity()
+      lastState != nil && knownGeneration == generation && knownIdentity == identity
     }
     if isUnchanged { return nil }
     do {

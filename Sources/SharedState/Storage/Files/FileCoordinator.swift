@@ -203,11 +203,29 @@ final class FileCoordinator: @unchecked Sendable {
   /// Replaces the target's contents atomically. Call it inside `withExclusiveAccess`.
   ///
   /// - Returns: The new write generation and the identity of the new target.
+  ///
+  /// - Parameters:
+  ///   - data: The new contents.
+  ///   - durability: How far the write goes before it returns.
+  ///   - verifyingTarget: Whether to check first that the target is a regular file (or
+  ///     missing). Callers skip the check when they know the target is a file they read or
+  ///     wrote.
+  /// - Throws: ``UnreplaceableTarget`` when the target is a directory, a symbolic link or
+  ///   anything else an exchange would wrongly move aside; system errors.
   @discardableResult
-  func write(_ data: Data, durability: FileDurability) throws -> (generation: UInt64, identity: FileIdentity?) {
+  func write(
+    _ data: Data,
+    durability: FileDurability,
+    verifyingTarget: Bool
+  ) throws -> (generation: UInt64, identity: FileIdentity?) {
     try lock.withLock {
       precondition(exclusiveDepth > 0, "write(_:durability:) outside withExclusiveAccess")
       let generation = try lockOutcome.get()
+      if verifyingTarget, let stat = try? paths.target.stat(followTargetSymlink: false),
+        stat.type != .regular
+      {
+        throw UnreplaceableTarget(path: paths.target.string, type: stat.type)
+      }
       try writeScratch(data, durability: durability)
       do {
         try paths.scratch.exchange(with: paths.target)
@@ -237,5 +255,22 @@ final class FileCoordinator: @unchecked Sendable {
     if durability == .flushedToDisk {
       try scratch.synchronize()
     }
+  }
+}
+
+/// The error for a target that is not a regular file: exchanging it with the scratch file would
+/// move a directory aside or replace a symbolic link with a file.
+struct UnreplaceableTarget: Error, CustomStringConvertible {
+  let path: String
+  let type: FileType
+
+  var description: String {
+    let kind =
+      switch type {
+      case .directory: "a directory"
+      case .symbolicLink: "a symbolic link (point the key at the file it links to)"
+      default: "not a regular file"
+      }
+    return "\(path) is \(kind), so it is not replaced"
   }
 }

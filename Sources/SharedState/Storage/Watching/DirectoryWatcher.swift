@@ -290,7 +290,9 @@ final class DirectoryWatcher: @unchecked Sendable {
       watchedPaths[descriptor]?.remove(path)
       if watchedPaths[descriptor]?.isEmpty == true {
         watchedPaths[descriptor] = nil
-        inotifytools_remove_watch_by_wd(descriptor)
+        // The kernel already dropped the watch of a directory that is gone, and the library
+        // prints an error when asked to remove it again.
+        if path.exists { inotifytools_remove_watch_by_wd(descriptor) }
       }
     }
     for path in wanted where watches[path] == nil {
