@@ -48,7 +48,7 @@ public struct Shared<Value> {
   ///   - key: The persistence strategy.
   public init(wrappedValue: @autoclosure () -> Value, _ key: some SharedKey<Value>) {
     self.init(projection: ReferenceRegistry.shared.reference(for: key) {
-      SharedReference(key: key, defaultValue: wrappedValue(), registryID: $0)
+      SharedReference(key: key, defaultValue: wrappedValue())
     })
   }
 

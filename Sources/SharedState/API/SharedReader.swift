@@ -55,7 +55,7 @@ public struct SharedReader<Value> {
   ///   - key: The persistence strategy.
   public init(wrappedValue: @autoclosure () -> Value, _ key: some SharedReaderKey<Value>) {
     self.init(projection: ReferenceRegistry.shared.reference(for: key) {
-      SharedReference(key: key, defaultValue: wrappedValue(), registryID: $0)
+      SharedReference(key: key, defaultValue: wrappedValue())
     })
   }
 

@@ -32,15 +32,16 @@ final class ReferenceRegistry: @unchecked Sendable {
   /// so that two threads asking at once get the same reference).
   func reference<Key: SharedReaderKey>(
     for key: Key,
-    orMake make: (ID) -> SharedReference<Key.Value>
+    orMake make: () -> SharedReference<Key.Value>
   ) -> SharedReference<Key.Value> {
     let id = ID(key)
     return lock.withLock {
       if let existing = existingReference(id, as: Key.Value.self) {
         return existing
       }
-      let reference = make(id)
+      let reference = make()
       entries[id] = WeakReference(reference)
+      forgetReleasedReferences()
       return reference
     }
   }
@@ -54,14 +55,19 @@ final class ReferenceRegistry: @unchecked Sendable {
     entries[id]?.object as? SharedReference<Value>
   }
 
-  /// Drops the entry for `id` when its reference is gone (a new one may have taken its place).
-  func forget(_ id: ID) {
-    lock.withLock {
-      if entries[id]?.object == nil {
-        entries[id] = nil
-      }
-    }
+  /// Drops the entries of references that are gone, once the table has doubled since the last
+  /// time, so that the cost stays proportional to the insertions. Call with `lock` held.
+  ///
+  /// References are not removed as they deinitialise: a reference can be released on any
+  /// thread, including the file watcher's while another thread holds this lock waiting for that
+  /// watcher, so a deinitialiser must not take this lock.
+  private func forgetReleasedReferences() {
+    guard entries.count >= 2 * liveCountAfterLastPruning else { return }
+    entries = entries.filter { $0.value.object != nil }
+    liveCountAfterLastPruning = max(entries.count, 16)
   }
+
+  private var liveCountAfterLastPruning = 16
 
   /// A weak hold on a reference.
   private struct WeakReference {
@@ -98,6 +104,6 @@ extension ReferenceRegistry {
     guard let loaded else {
       throw SharedValueNotFound(keyDescription: String(describing: key))
     }
-    return reference(for: key) { SharedReference(key: key, loadedValue: loaded, registryID: $0) }
+    return reference(for: key) { SharedReference(key: key, loadedValue: loaded) }
   }
 }

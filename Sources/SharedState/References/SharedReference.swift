@@ -34,7 +34,6 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
   private let crossProcessKey: (any CrossProcessKey<Value>)?
   /// `==` for the value's type, when it has one: a change to an equal value is no change.
   private let areEqual = equality(of: Value.self)
-  private let registryID: ReferenceRegistry.ID?
   private let registrar = ObservationRegistrar()
   // Made once: forming a key path into a generic class resolves its type at run time, which
   // would otherwise happen on every read and write.
@@ -50,18 +49,16 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
     key = nil
     writableKey = nil
     crossProcessKey = nil
-    registryID = nil
   }
 
   /// State for a key: loads it (keeping `defaultValue` until and unless the key has something)
   /// and subscribes to its changes.
-  init<Key: SharedReaderKey<Value>>(key: Key, defaultValue: Value, registryID: ReferenceRegistry.ID) {
+  init<Key: SharedReaderKey<Value>>(key: Key, defaultValue: Value) {
     storedValue = defaultValue
     self.defaultValue = defaultValue
     self.key = key
     writableKey = key as? any SharedKey<Value>
     crossProcessKey = key as? any CrossProcessKey<Value>
-    self.registryID = registryID
     storedIsLoading = true
     key.load(
       context: .initialValue(defaultValue),
@@ -73,20 +70,13 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
   }
 
   /// State for a key whose value was just loaded: subscribes to its changes.
-  init<Key: SharedReaderKey<Value>>(key: Key, loadedValue: Value, registryID: ReferenceRegistry.ID) {
+  init<Key: SharedReaderKey<Value>>(key: Key, loadedValue: Value) {
     storedValue = loadedValue
     defaultValue = nil
     self.key = key
     writableKey = key as? any SharedKey<Value>
     crossProcessKey = key as? any CrossProcessKey<Value>
-    self.registryID = registryID
     subscribe(to: key, context: .userInitiated)
-  }
-
-  deinit {
-    if let registryID {
-      ReferenceRegistry.shared.forget(registryID)
-    }
   }
 
   private func subscribe<Key: SharedReaderKey<Value>>(to key: Key, context: LoadContext<Value>) {
