@@ -23,7 +23,7 @@ struct Watch: AsyncParsableCommand {
   var timeout: Double?
 
   func run() async throws {
-    let shared = Shared<JSONValue>(wrappedValue: .null, .fileStorage(storage.url))
+    let shared = Shared<JSONValue>(wrappedValue: .null, storage.key())
     let completed = await withTaskGroup(of: Bool.self) { group in
       group.addTask { await printChanges(of: shared) }
       group.addTask { await printErrors(of: shared) }

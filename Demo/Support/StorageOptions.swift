@@ -7,12 +7,20 @@ struct StorageOptions: ParsableArguments {
   @Option(name: .long, help: "The file that holds the value (file storage).")
   var file: String
 
+  @Flag(help: "Flush each write to the disk (fsync) before it counts as done.")
+  var fsync = false
+
   /// The file's URL.
   var url: URL { URL(fileURLWithPath: file) }
 
+  /// The key for the file, holding a `Codable` value.
+  func key<Value: Codable & Sendable>(_: Value.Type = Value.self) -> FileStorageKey<Value> {
+    .fileStorage(url, durability: fsync ? .flushedToDisk : .atomic)
+  }
+
   /// Opens the value as JSON, failing when the file cannot be read or decoded.
   func openJSON() throws -> Shared<JSONValue> {
-    let shared = Shared<JSONValue>(wrappedValue: .null, .fileStorage(url))
+    let shared = Shared<JSONValue>(wrappedValue: .null, key())
     try check(shared)
     return shared
   }
@@ -20,7 +28,7 @@ struct StorageOptions: ParsableArguments {
   /// Opens the value as an integer (`0` when there is no file), failing when the file cannot be
   /// read or decoded.
   func openInteger() throws -> Shared<Int> {
-    let shared = Shared<Int>(wrappedValue: 0, .fileStorage(url))
+    let shared = Shared<Int>(wrappedValue: 0, key())
     try check(shared)
     return shared
   }

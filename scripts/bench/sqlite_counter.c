@@ -1,8 +1,9 @@
 // The SQLite side of scripts/bench.sh: increments one counter row N times, each in its own
 // write transaction, the way a program would share a counter through SQLite instead.
 //
-// usage: sqlite_counter DATABASE TIMES START_AT_UNIX_NS
-//   WAL mode, synchronous=NORMAL, BEGIN IMMEDIATE; UPDATE ...; COMMIT, busy timeout 60 s.
+// usage: sqlite_counter DATABASE TIMES START_AT_UNIX_NS [full]
+//   WAL mode, synchronous=NORMAL (FULL with "full"), BEGIN IMMEDIATE; UPDATE ...; COMMIT,
+//   busy timeout 60 s.
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,8 +30,8 @@ static int run(sqlite3 *db, const char *sql) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 4) {
-    fprintf(stderr, "usage: sqlite_counter DATABASE TIMES START_AT_UNIX_NS\n");
+  if (argc != 4 && argc != 5) {
+    fprintf(stderr, "usage: sqlite_counter DATABASE TIMES START_AT_UNIX_NS [full]\n");
     return 2;
   }
   long times = atol(argv[2]);
@@ -40,7 +41,8 @@ int main(int argc, char **argv) {
     return 1;
   }
   sqlite3_busy_timeout(db, 60000);
-  if (!run(db, "PRAGMA journal_mode=WAL") || !run(db, "PRAGMA synchronous=NORMAL")) return 1;
+  const char *synchronous = argc == 5 ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL";
+  if (!run(db, "PRAGMA journal_mode=WAL") || !run(db, synchronous)) return 1;
   run(db, "CREATE TABLE IF NOT EXISTS counter (id INTEGER PRIMARY KEY, value INTEGER NOT NULL)");
   run(db, "INSERT OR IGNORE INTO counter (id, value) VALUES (1, 0)");
 

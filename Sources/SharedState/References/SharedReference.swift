@@ -26,6 +26,8 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
   /// state created by ``Shared/init(require:)``, which has no default.
   private let defaultValue: Value?
   private let key: (any SharedReaderKey<Value>)?
+  /// The key's description, made once, for the continuations' messages.
+  private let keyDescription: String
   /// The key again, when it can save (a `SharedReaderKey` alone cannot), found once rather than
   /// cast on every save.
   private let writableKey: (any SharedKey<Value>)?
@@ -47,6 +49,7 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
     storedValue = value
     defaultValue = value
     key = nil
+    keyDescription = "a shared value"
     writableKey = nil
     crossProcessKey = nil
   }
@@ -57,12 +60,13 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
     storedValue = defaultValue
     self.defaultValue = defaultValue
     self.key = key
+    keyDescription = String(describing: key)
     writableKey = key as? any SharedKey<Value>
     crossProcessKey = key as? any CrossProcessKey<Value>
     storedIsLoading = true
     key.load(
       context: .initialValue(defaultValue),
-      continuation: LoadContinuation(String(describing: key)) { [weak self] result in
+      continuation: LoadContinuation(keyDescription) { [weak self] result in
         self?.apply(result, finishesLoading: true)
       }
     )
@@ -74,6 +78,7 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
     storedValue = loadedValue
     defaultValue = nil
     self.key = key
+    keyDescription = String(describing: key)
     writableKey = key as? any SharedKey<Value>
     crossProcessKey = key as? any CrossProcessKey<Value>
     subscribe(to: key, context: .userInitiated)
@@ -164,7 +169,7 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
     key.save(
       value,
       context: .didSet,
-      continuation: SaveContinuation(String(describing: key)) { [weak self] result in
+      continuation: SaveContinuation(keyDescription) { [weak self] result in
         self?.finishSave(result)
       }
     )
@@ -245,7 +250,7 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
     try await withCheckedThrowingContinuation { (resumption: CheckedContinuation<Void, any Error>) in
       key.load(
         context: .userInitiated,
-        continuation: LoadContinuation(String(describing: key)) { [self] result in
+        continuation: LoadContinuation(keyDescription) { [self] result in
           apply(result, finishesLoading: true)
           resumption.resume(with: result.map { _ in })
         }
@@ -260,7 +265,7 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
       key.save(
         value,
         context: .userInitiated,
-        continuation: SaveContinuation(String(describing: key)) { [self] result in
+        continuation: SaveContinuation(keyDescription) { [self] result in
           finishSave(result)
           resumption.resume(with: result)
         }

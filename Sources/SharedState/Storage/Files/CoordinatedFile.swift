@@ -18,6 +18,8 @@ final class CoordinatedFile: StoredFile, @unchecked Sendable {
   private var lastState: FileState?
   private var knownGeneration: UInt64?
   private var knownIdentity: FileIdentity?
+  /// Whether the next write in the current exclusive access must check the target first.
+  private var verifiesTarget = true
 
   /// - Parameters:
   ///   - path: An absolute, lexically normal path.
@@ -52,24 +54,30 @@ final class CoordinatedFile: StoredFile, @unchecked Sendable {
 
   func withExclusiveAccess<R>(_ body: (ExclusiveFileAccess) throws -> R) rethrows -> R {
     try coordinator.withExclusiveAccess { outcome in
+      // Inside an outer exclusive access (a save made by `withLock`), the outer one has already
+      // brought this handle up to date and checked the target.
+      if coordinator.isNested {
+        return try body(ExclusiveFileAccess(change: nil, write: { [self] in try write($0) }))
+      }
       let identity = coordinator.currentIdentity()
       // A target this handle last read or wrote is a regular file; anything else is checked
       // before it is replaced.
       let targetIsKnown = lock.withLock { identity == nil || identity == knownIdentity }
-      let access = ExclusiveFileAccess(
-        change: change(under: outcome, identity: identity),
-        write: { [self] data in
-          let written = try coordinator.write(
-            data, durability: durability, verifyingTarget: !targetIsKnown
-          )
-          lock.withLock {
-            lastState = .contents(data)
-            knownGeneration = written.generation
-            knownIdentity = written.identity
-          }
-        }
-      )
-      return try body(access)
+      let change = change(under: outcome, identity: identity)
+      lock.withLock { verifiesTarget = !targetIsKnown }
+      return try body(ExclusiveFileAccess(change: change, write: { [self] in try write($0) }))
+    }
+  }
+
+  /// Writes inside an exclusive access and remembers what was written.
+  private func write(_ data: Data) throws {
+    let verifying = lock.withLock { verifiesTarget }
+    let written = try coordinator.write(data, durability: durability, verifyingTarget: verifying)
+    lock.withLock {
+      lastState = .contents(data)
+      knownGeneration = written.generation
+      knownIdentity = written.identity
+      verifiesTarget = false
     }
   }
 

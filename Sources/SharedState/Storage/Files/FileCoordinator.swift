@@ -139,13 +139,13 @@ final class FileCoordinator: @unchecked Sendable {
   ///
   /// When the cross-process lock cannot be taken (the directory cannot be created or written,
   /// say) `body` still runs, with the error, and ``write(_:durability:)`` refuses to write.
-  /// Nested calls on one thread hold the locks once.
+  /// Nested calls on one thread hold the locks once; see ``isNested``.
   func withExclusiveAccess<R>(_ body: (LockOutcome) throws -> R) rethrows -> R {
     try lock.withLock {
       if exclusiveDepth > 0 {
         exclusiveDepth += 1
         defer { exclusiveDepth -= 1 }
-        return try body(.success(lockFile.generation()))
+        return try body(lockOutcome)
       }
       let outcome: LockOutcome
       do {
@@ -185,6 +185,12 @@ final class FileCoordinator: @unchecked Sendable {
       }
       return UInt64(littleEndian: value)
     }
+  }
+
+  /// Whether the current exclusive access runs inside another on the same thread. Call it
+  /// inside `withExclusiveAccess`.
+  var isNested: Bool {
+    lock.withLock { exclusiveDepth > 1 }
   }
 
   /// The identity of the target now. Call it inside `withExclusiveAccess`.

@@ -1,0 +1,28 @@
+"""Summarises the output of `shared-demo watch` fed by `shared-demo ping`.
+
+Each line after the first is '<received-unix-ns> <sent-unix-ns>': the watcher's clock when it
+saw the change, and the value the writer stored, which is its clock when it wrote. Prints
+'count p50_us p99_us max_us'.
+"""
+import sys
+
+latencies = []
+lines = sys.stdin.read().split("\n")[1:]  # the first line is the value before the pings
+for line in lines:
+    parts = line.split()
+    if len(parts) != 2 or not parts[1].isdigit():
+        continue
+    latencies.append((int(parts[0]) - int(parts[1])) / 1000.0)
+
+if not latencies:
+    print("0 nan nan nan")
+    sys.exit(0)
+latencies.sort()
+
+
+def percentile(p):
+    index = min(len(latencies) - 1, max(0, round(p / 100.0 * len(latencies)) - 1))
+    return latencies[index]
+
+
+print(f"{len(latencies)} {percentile(50):.0f} {percentile(99):.0f} {latencies[-1]:.0f}")
