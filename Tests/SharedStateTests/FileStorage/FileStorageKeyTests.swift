@@ -135,6 +135,34 @@ struct FileStorageKeyTests {
     #expect(!CompanionPaths.isCompanion("v.json"))
   }
 
+  @Test func permissionsSomeoneSetAreKeptAcrossWrites() throws {
+    let directory = try TemporaryDirectory()
+    let file = directory.path("private.json")
+    @Shared(.fileStorage(URL(fileURLWithPath: file))) var value = 0
+    $value.withLock { $0 = 1 }
+    try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
+    for next in 2...4 {
+      $value.withLock { $0 = next }
+      let permissions = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions]
+      #expect(permissions as? Int == 0o600, "after writing \(next)")
+    }
+  }
+
+  @Test func symbolicLinkIsRefusedNotReplaced() throws {
+    let directory = try TemporaryDirectory()
+    let real = directory.path("real.json")
+    let link = directory.path("link.json")
+    try Data("1".utf8).write(to: URL(fileURLWithPath: real))
+    try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: real)
+    @Shared(.fileStorage(URL(fileURLWithPath: link))) var value = 0
+    #expect(value == 1, "reading follows the link")
+    $value.withLock { $0 = 2 }
+    let error = try #require($value.saveError as? FileStorageError)
+    #expect(error.description.contains("symbolic link"))
+    #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == real)
+    #expect(try String(contentsOfFile: real, encoding: .utf8) == "1")
+  }
+
   @Test func customDecodeAndEncode() throws {
     let directory = try TemporaryDirectory()
     let url = URL(fileURLWithPath: directory.path("plain.txt"))

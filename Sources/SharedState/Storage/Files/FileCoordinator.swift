@@ -1,6 +1,10 @@
 import Foundation
 import SystemPackage
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// Coordinates every access to one file, by every thread of this process and every process
 /// on the machine that uses this library.
 ///
@@ -227,16 +231,24 @@ final class FileCoordinator: @unchecked Sendable {
     try lock.withLock {
       precondition(exclusiveDepth > 0, "write(_:durability:) outside withExclusiveAccess")
       let generation = try lockOutcome.get()
-      if verifyingTarget, let stat = try? paths.target.stat(followTargetSymlink: false),
-        stat.type != .regular
-      {
-        throw UnreplaceableTarget(path: paths.target.string, type: stat.type)
+      // A target someone else changed is checked: it must be a file, and its permissions are
+      // kept (someone may have changed them), since the exchange puts another inode in its place.
+      var permissions: FilePermissions?
+      if verifyingTarget, let stat = try? paths.target.stat(followTargetSymlink: false) {
+        guard stat.type == .regular else {
+          throw UnreplaceableTarget(path: paths.target.string, type: stat.type)
+        }
+        permissions = stat.permissions
       }
-      try writeScratch(data, durability: durability)
+      try writeScratch(data, durability: durability, permissions: permissions)
       do {
         try paths.scratch.exchange(with: paths.target)
       } catch Errno.noSuchFileOrDirectory {
         // No target yet: the first write renames the scratch file into place.
+        try paths.scratch.rename(to: paths.target)
+      } catch Errno.invalidArgument, Errno.notSupported {
+        // A file system without RENAME_EXCHANGE (NFS, some FUSE ones): renaming the complete
+        // scratch file over the target is just as atomic, at the cost of freeing the old file.
         try paths.scratch.rename(to: paths.target)
       }
       if durability == .flushedToDisk {
@@ -251,11 +263,18 @@ final class FileCoordinator: @unchecked Sendable {
     }
   }
 
-  private func writeScratch(_ data: Data, durability: FileDurability) throws {
+  private func writeScratch(
+    _ data: Data,
+    durability: FileDurability,
+    permissions: FilePermissions?
+  ) throws {
     let scratch = try FileDescriptor.open(
       paths.scratch, .writeOnly, options: [.create, .closeOnExec], permissions: filePermissions
     )
     defer { try? scratch.close() }
+    if let permissions {
+      try retryingOnInterrupt { fchmod(scratch.rawValue, permissions.rawValue) }
+    }
     _ = try data.withUnsafeBytes { try scratch.writeAll(toAbsoluteOffset: 0, $0) }
     try scratch.resize(to: Int64(data.count))
     if durability == .flushedToDisk {

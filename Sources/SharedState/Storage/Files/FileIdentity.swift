@@ -22,9 +22,10 @@ struct FileIdentity: Equatable, Sendable {
     changeNanoseconds = stat.st_ctim.tv_nsec
   }
 
-  /// The identity of the file at `path`, or `nil` when there is none.
+  /// The identity of what is at `path` itself (a symbolic link is not followed), or `nil`
+  /// when there is nothing.
   init?(at path: FilePath) {
-    guard let stat = try? path.stat() else { return nil }
+    guard let stat = try? path.stat(followTargetSymlink: false) else { return nil }
     self.init(stat)
   }
 }

@@ -14,9 +14,12 @@ import SystemPackage
 ///
 /// One inotify watch serves each directory however many handlers it has; it is removed with the
 /// last one. A wanted directory that does not exist is waited for through a watch on its nearest
-/// existing ancestor. When a watched directory is removed, moved or created, the owner rebuilds
-/// every watch from scratch (the library keeps stale entries otherwise) and tells every handler
-/// to rescan; it does the same for everything when the kernel's event queue overflows.
+/// existing ancestor; when it appears it is watched and its handlers rescan. When a watched
+/// directory is removed or moved its handlers rescan (their files are gone) and it is waited for
+/// again. The library keeps a stale entry for a watch the kernel dropped, so watching that path
+/// again starts the library afresh: every watch is added anew and every handler rescans, since
+/// the old instance's queued events are lost. Every handler rescans, too, when the kernel's event
+/// queue overflows.
 ///
 /// Handlers run on the owner thread, one event at a time: keep them short.
 final class DirectoryWatcher: @unchecked Sendable {
@@ -46,6 +49,8 @@ final class DirectoryWatcher: @unchecked Sendable {
   private var isOwnerReady = false
   private var ownerThread: Thread?
   private var wakeFile: FileDescriptor?
+  /// A copy of the owner's `watches`, for inspection from other threads.
+  private var publishedWatches: [FilePath: Int32] = [:]
 
   // MARK: Owner thread
 
@@ -54,6 +59,9 @@ final class DirectoryWatcher: @unchecked Sendable {
   private var watches: [FilePath: Int32] = [:]
   /// Wanted directories that do not exist, each waited for through an ancestor's watch.
   private var missingDirectories: Set<FilePath> = []
+  /// Paths whose watch the kernel dropped while the library still lists it: watching one of
+  /// them again needs a fresh library state.
+  private var stalePaths: Set<FilePath> = []
 
   private init() {}
 
@@ -107,8 +115,11 @@ final class DirectoryWatcher: @unchecked Sendable {
     requestedRevision += 1
     let revision = requestedRevision
     if Thread.current == ownerThread {
-      reconcileWatches()
-      appliedRevision = revision
+      if applyRequestedRevision() {
+        lock.unlock()
+        rebuild()
+        lock.lock()
+      }
       return
     }
     wake()
@@ -166,12 +177,9 @@ final class DirectoryWatcher: @unchecked Sendable {
 
     while true {
       lock.lock()
-      if appliedRevision < requestedRevision {
-        reconcileWatches()
-        appliedRevision = requestedRevision
-        lock.broadcast()
-      }
+      let needsRebuild = appliedRevision < requestedRevision && applyRequestedRevision()
       lock.unlock()
+      if needsRebuild { rebuild() }
 
       guard let event = inotifytools_next_event(0) else {
         // Only a failed read gets here; start over rather than spin on a broken descriptor.
@@ -207,16 +215,14 @@ final class DirectoryWatcher: @unchecked Sendable {
       deliver(.rescan, to: nil)
       return
     }
-    if mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF | IN_UNMOUNT) != 0 {
-      rebuild()
+    if mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF | IN_UNMOUNT | IN_IGNORED) != 0 {
+      // IN_IGNORED also follows this watcher's own removals, of watches it no longer lists.
+      if watchedPaths[descriptor] != nil {
+        directoryWentAway(descriptor: descriptor, mask: mask)
+      }
       return
     }
     guard let directories = watchedPaths[descriptor] else { return }
-    if mask & UInt32(IN_IGNORED) != 0 {
-      // The kernel dropped a watch this watcher still holds: its directory is gone.
-      rebuild()
-      return
-    }
     let isDirectory = mask & UInt32(IN_ISDIR) != 0
     if isDirectory, mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0,
       directories.contains(where: { directory in
@@ -224,8 +230,8 @@ final class DirectoryWatcher: @unchecked Sendable {
         return missingDirectories.contains { $0.starts(with: created) }
       })
     {
-      // A directory on the way to a missing wanted one appeared.
-      rebuild()
+      // A directory on the way to a missing wanted one appeared: watch it (or the wanted one).
+      refreshWatches()
       return
     }
     // A file created empty is written next; its close or rename into place is what counts.
@@ -235,6 +241,42 @@ final class DirectoryWatcher: @unchecked Sendable {
       mask & UInt32(IN_CLOSE_WRITE) != 0 ? .writtenInPlace : .replaced
     for directory in directories {
       deliver(.entryChanged(name, change), to: directory)
+    }
+  }
+
+  /// A watched directory was removed, moved or unmounted: stop watching it, wait for it through
+  /// its nearest existing ancestor, and have its handlers rescan (their files went with it).
+  private func directoryWentAway(descriptor: Int32, mask: UInt32) {
+    lock.lock()
+    let paths = watchedPaths[descriptor] ?? []
+    watchedPaths[descriptor] = nil
+    for path in paths { watches[path] = nil }
+    if mask & UInt32(IN_MOVE_SELF) != 0 {
+      // The watch follows the moved directory; remove it properly, the path is free again.
+      inotifytools_remove_watch_by_wd(descriptor)
+    } else {
+      // The kernel dropped the watch, and the library keeps its entry: watching the same path
+      // again will need a fresh library state.
+      stalePaths.formUnion(paths)
+    }
+    lock.unlock()
+    refreshWatches(rescanning: paths)
+  }
+
+  /// Brings the watches in line with what is wanted and has the handlers of `directories`, and
+  /// of every directory that has just become watched, rescan. Runs on the owner thread.
+  private func refreshWatches(rescanning directories: Set<FilePath> = []) {
+    lock.lock()
+    let before = Set(watches.keys)
+    let needsRebuild = applyRequestedRevision()
+    let newlyWatched = Set(watches.keys).subtracting(before)
+    lock.unlock()
+    if needsRebuild {
+      rebuild()
+      return
+    }
+    for directory in directories.union(newlyWatched) {
+      deliver(.rescan, to: directory)
     }
   }
 
@@ -260,20 +302,37 @@ final class DirectoryWatcher: @unchecked Sendable {
     watchedPaths = [:]
     watches = [:]
     missingDirectories = []
+    stalePaths = []
     if case let .failure(error) = initializeLibrary() {
       reportIssue("SharedState stopped watching files for changes: \(error)")
       // Without a working descriptor there is nothing to wait on; park the thread.
       while true { sleep(3600) }
     }
     lock.lock()
-    reconcileWatches()
+    _ = applyRequestedRevision()
     lock.unlock()
     deliver(.rescan, to: nil)
   }
 
+  /// Reconciles the watches with the latest registrations and tells the waiting registrars.
+  /// Runs on the owner thread with `lock` held.
+  ///
+  /// - Returns: Whether a directory to watch has a stale entry in the library, so that the
+  ///   caller must rebuild (after releasing `lock`).
+  private func applyRequestedRevision() -> Bool {
+    let needsRebuild = reconcileWatches()
+    appliedRevision = requestedRevision
+    lock.broadcast()
+    return needsRebuild
+  }
+
   /// Adds and removes inotify watches so that every wanted directory, or the nearest existing
   /// ancestor of a missing one, is watched. Runs on the owner thread with `lock` held.
-  private func reconcileWatches() {
+  ///
+  /// - Returns: Whether a wanted directory could not be added because the library holds a stale
+  ///   entry for it.
+  @discardableResult
+  private func reconcileWatches() -> Bool {
     var wanted: Set<FilePath> = []
     missingDirectories = []
     failures = [:]
@@ -291,9 +350,16 @@ final class DirectoryWatcher: @unchecked Sendable {
       if watchedPaths[descriptor]?.isEmpty == true {
         watchedPaths[descriptor] = nil
         // The kernel already dropped the watch of a directory that is gone, and the library
-        // prints an error when asked to remove it again.
-        if path.exists { inotifytools_remove_watch_by_wd(descriptor) }
+        // prints an error when asked to remove it again; it keeps its entry then.
+        if path.exists {
+          inotifytools_remove_watch_by_wd(descriptor)
+        } else {
+          stalePaths.insert(path)
+        }
       }
+    }
+    if wanted.contains(where: { watches[$0] == nil && stalePaths.contains($0) }) {
+      return true
     }
     for path in wanted where watches[path] == nil {
       guard inotifytools_watch_file(path.string, Int32(bitPattern: Self.directoryEvents)) != 0 else {
@@ -306,6 +372,15 @@ final class DirectoryWatcher: @unchecked Sendable {
       watches[path] = descriptor
       watchedPaths[descriptor, default: []].insert(path)
     }
+    publishedWatches = watches
+    return false
+  }
+
+  /// The inotify watch descriptor that serves `directory`, if it is watched.
+  func watchDescriptor(for directory: FilePath) -> Int32? {
+    lock.lock()
+    defer { lock.unlock() }
+    return publishedWatches[directory]
   }
 
   private static func nearestExistingAncestor(of directory: FilePath) -> FilePath {
