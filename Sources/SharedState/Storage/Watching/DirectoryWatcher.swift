@@ -62,6 +62,9 @@ final class DirectoryWatcher: @unchecked Sendable {
   /// Paths whose watch the kernel dropped while the library still lists it: watching one of
   /// them again needs a fresh library state.
   private var stalePaths: Set<FilePath> = []
+  /// Wanted directories that started or stopped being watched since their handlers last heard:
+  /// a file in them may have changed unseen, so they rescan. Guarded by `lock` as well.
+  private var pendingRescans: Set<FilePath> = []
 
   private init() {}
 
@@ -180,6 +183,7 @@ final class DirectoryWatcher: @unchecked Sendable {
       let needsRebuild = appliedRevision < requestedRevision && applyRequestedRevision()
       lock.unlock()
       if needsRebuild { rebuild() }
+      deliverPendingRescans()
 
       guard let event = inotifytools_next_event(0) else {
         // Only a failed read gets here; start over rather than spin on a broken descriptor.
@@ -224,15 +228,20 @@ final class DirectoryWatcher: @unchecked Sendable {
     }
     guard let directories = watchedPaths[descriptor] else { return }
     let isDirectory = mask & UInt32(IN_ISDIR) != 0
-    if isDirectory, mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0,
-      directories.contains(where: { directory in
-        let created = directory.appending(name)
-        return missingDirectories.contains { $0.starts(with: created) }
-      })
-    {
-      // A directory on the way to a missing wanted one appeared: watch it (or the wanted one).
-      refreshWatches()
-      return
+    if isDirectory, mask & UInt32(IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM) != 0 {
+      // A directory on the way to a missing wanted one appeared or went: watch what exists now,
+      // and have the wanted one's handlers rescan, since it may have existed, with files, in
+      // between (created and removed before this event was read).
+      let affected = missingDirectories.filter { missing in
+        directories.contains { missing.starts(with: $0.appending(name)) }
+      }
+      if !affected.isEmpty {
+        lock.lock()
+        pendingRescans.formUnion(affected)
+        lock.unlock()
+        refreshWatches()
+        return
+      }
     }
     // A file created empty is written next; its close or rename into place is what counts.
     let fileChanges = UInt32(IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE)
@@ -259,23 +268,32 @@ final class DirectoryWatcher: @unchecked Sendable {
       // again will need a fresh library state.
       stalePaths.formUnion(paths)
     }
+    pendingRescans.formUnion(paths.filter { handlers[$0] != nil })
     lock.unlock()
-    refreshWatches(rescanning: paths)
+    refreshWatches()
   }
 
-  /// Brings the watches in line with what is wanted and has the handlers of `directories`, and
-  /// of every directory that has just become watched, rescan. Runs on the owner thread.
-  private func refreshWatches(rescanning directories: Set<FilePath> = []) {
+  /// Brings the watches in line with what is wanted, then has the handlers of directories that
+  /// started or stopped being watched rescan. Runs on the owner thread.
+  private func refreshWatches() {
     lock.lock()
-    let before = Set(watches.keys)
     let needsRebuild = applyRequestedRevision()
-    let newlyWatched = Set(watches.keys).subtracting(before)
     lock.unlock()
     if needsRebuild {
       rebuild()
-      return
+    } else {
+      deliverPendingRescans()
     }
-    for directory in directories.union(newlyWatched) {
+  }
+
+  /// Tells the handlers of the directories in `pendingRescans` to rescan. Runs on the owner
+  /// thread, without `lock`.
+  private func deliverPendingRescans() {
+    lock.lock()
+    let directories = pendingRescans
+    pendingRescans = []
+    lock.unlock()
+    for directory in directories {
       deliver(.rescan, to: directory)
     }
   }
@@ -303,6 +321,7 @@ final class DirectoryWatcher: @unchecked Sendable {
     watches = [:]
     missingDirectories = []
     stalePaths = []
+    pendingRescans = []
     if case let .failure(error) = initializeLibrary() {
       reportIssue("SharedState stopped watching files for changes: \(error)")
       // Without a working descriptor there is nothing to wait on; park the thread.
@@ -310,6 +329,8 @@ final class DirectoryWatcher: @unchecked Sendable {
     }
     lock.lock()
     _ = applyRequestedRevision()
+    // Everything rescans below.
+    pendingRescans = []
     lock.unlock()
     deliver(.rescan, to: nil)
   }
@@ -333,6 +354,30 @@ final class DirectoryWatcher: @unchecked Sendable {
   ///   entry for it.
   @discardableResult
   private func reconcileWatches() -> Bool {
+    let watchedBefore = Set(handlers.keys.filter { watches[$0] != nil })
+    defer {
+      let watchedAfter = Set(handlers.keys.filter { watches[$0] != nil })
+      pendingRescans.formUnion(watchedBefore.symmetricDifference(watchedAfter))
+    }
+    // Watch first, then look: a directory created between the look that chose an ancestor and
+    // the watch on it raised no event, so look again until nothing new appeared meanwhile.
+    while true {
+      let wanted = reconcileOnce()
+      guard let wanted else { return true }
+      if wanted == wantedDirectories() { return false }
+    }
+  }
+
+  /// The directories to watch now: the wanted ones that exist, and the nearest existing ancestor
+  /// of each that does not.
+  private func wantedDirectories() -> Set<FilePath> {
+    Set(handlers.keys.map { $0.exists ? $0 : Self.nearestExistingAncestor(of: $0) })
+  }
+
+  /// One pass of ``reconcileWatches()``.
+  ///
+  /// - Returns: The directories it watched, or `nil` when one has a stale library entry.
+  private func reconcileOnce() -> Set<FilePath>? {
     var wanted: Set<FilePath> = []
     missingDirectories = []
     failures = [:]
@@ -359,7 +404,7 @@ final class DirectoryWatcher: @unchecked Sendable {
       }
     }
     if wanted.contains(where: { watches[$0] == nil && stalePaths.contains($0) }) {
-      return true
+      return nil
     }
     for path in wanted where watches[path] == nil {
       guard inotifytools_watch_file(path.string, Int32(bitPattern: Self.directoryEvents)) != 0 else {
@@ -373,7 +418,7 @@ final class DirectoryWatcher: @unchecked Sendable {
       watchedPaths[descriptor, default: []].insert(path)
     }
     publishedWatches = watches
-    return false
+    return wanted
   }
 
   /// The inotify watch descriptor that serves `directory`, if it is watched.
