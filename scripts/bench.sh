@@ -83,6 +83,9 @@ latency() {
   else
     target=(--file "$where/latency.json")
   fi
+  # Start from an existing file: creating the directory makes the watcher rebuild its watches,
+  # and writes made meanwhile coalesce into fewer changes than --pings.
+  "$demo" set "${target[@]}" 0
   output="$(mktemp)"
   "$demo" watch "${target[@]}" --changes "$pings" --timeout 120 >"$output" 2>/dev/null &
   watcher=$!

@@ -51,7 +51,7 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   ) {
     @Dependency(\.defaultFileStorage) var storage
     self.init(
-      path: Self.normalizedPath(url),
+      path: FilePath(normalizing: url),
       storage: storage,
       decode: decode,
       encode: encode,
@@ -165,14 +165,6 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
       }
       return .failure(failure)
     }
-  }
-
-  private static func normalizedPath(_ url: URL) -> FilePath {
-    var path = FilePath(url.path)
-    if path.isRelative {
-      path = FilePath(FileManager.default.currentDirectoryPath).pushing(path)
-    }
-    return path.lexicallyNormalized()
   }
 }
 

@@ -65,12 +65,8 @@ public struct AppStorageSuite: Sendable, Hashable, CustomStringConvertible {
     directoryPermissions: FilePermissions = .ownerReadWriteExecute,
     durability: FileDurability = .atomic
   ) {
-    var path = FilePath(directory.path)
-    if path.isRelative {
-      path = FilePath(FileManager.default.currentDirectoryPath).pushing(path)
-    }
     self.init(
-      path: path.lexicallyNormalized(),
+      path: FilePath(normalizing: directory),
       storage: .fileSystem,
       filePermissions: filePermissions,
       directoryPermissions: directoryPermissions,

@@ -1,3 +1,4 @@
+import Foundation
 import SystemPackage
 
 #if canImport(Glibc)
@@ -5,6 +6,17 @@ import SystemPackage
 #endif
 
 extension FilePath {
+  /// The absolute, lexically normal path of a file URL: a relative path is resolved against the
+  /// current directory, and `.`, `..` and repeated separators are removed without consulting
+  /// the file system.
+  init(normalizing url: URL) {
+    var path = FilePath(url.path)
+    if path.isRelative {
+      path = FilePath(FileManager.default.currentDirectoryPath).pushing(path)
+    }
+    self = path.lexicallyNormalized()
+  }
+
   /// Removes the directory entry at this path (not a directory).
   ///
   /// The corresponding C function is `unlink`.
