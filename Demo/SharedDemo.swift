@@ -8,10 +8,12 @@ struct SharedDemo: AsyncParsableCommand {
     commandName: "shared-demo",
     abstract: "Read, write and watch state shared by processes with SharedState.",
     discussion: """
-      Every subcommand works on one file of file storage. Values are JSON; output is one line \
-      of compact JSON per value. Errors go to standard error as one sentence, with exit status 1.
+      Every subcommand works on one file of file storage (--file PATH) or one key of an \
+      app-storage suite (--suite DIR --key NAME); 'keys' lists a suite's keys. Values are JSON; \
+      output is one line of compact JSON per value. Errors go to standard error as one \
+      sentence, with exit status 1.
       """,
-    subcommands: [Get.self, Set.self, Increment.self, Watch.self, Ping.self]
+    subcommands: [Get.self, Set.self, Increment.self, Watch.self, Ping.self, Keys.self]
   )
 
   static func main() async {

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# Benchmarks SharedState's file storage against SQLite, measured in the same run on the same
-# directory, then again on tmpfs (/dev/shm). Prints figures; asserts nothing.
+# Benchmarks SharedState's file storage and app storage against SQLite, measured in the same
+# run on the same directory, then again on tmpfs (/dev/shm). Prints figures; asserts nothing.
 #
-#   throughput  cross-process withLock increments per second, 1/2/4/8 processes, beside SQLite
+#   throughput  cross-process withLock increments per second, 1/2/4/8 processes, for a file
+#               (--file) and for a key of an app-storage suite (--suite --key), beside SQLite
 #               (WAL, synchronous=NORMAL, BEGIN IMMEDIATE; UPDATE; COMMIT) with the same
 #               process counts, and the ratio SharedState / SQLite
 #   latency     from a write in one process to the change seen in another: p50, p99, max over
-#               --pings writes
+#               --pings writes, for a file and for an app-storage key
 #   both again with the fsync durability setting (SQLite: synchronous=FULL)
+#   suite       listing the keys of a suite of 10 000 keys (`shared-demo keys`): time and peak
+#               memory, beside the same for an empty suite
 #
 # usage: scripts/bench.sh [--dir DIR] [--operations N] [--pings N] [--no-tmpfs]
 #   --dir         the directory on the file system to measure (default: a fresh one in .build)
@@ -26,15 +29,17 @@ while [ $# -gt 0 ]; do
     --operations) operations="$2"; shift 2 ;;
     --pings) pings="$2"; shift 2 ;;
     --no-tmpfs) tmpfs=no; shift ;;
-    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
 
 scripts/ensure-system-packages.sh libinotifytools0-dev libsqlite3-dev gcc python3
 echo "Building in release mode ..." >&2
-swift build -c release --product shared-demo >&2
-demo="$(swift build -c release --show-bin-path)/shared-demo"
+# SWIFT_SCRATCH_PATH picks a build folder other than .build.
+scratch=(${SWIFT_SCRATCH_PATH:+--scratch-path "$SWIFT_SCRATCH_PATH"})
+swift build "${scratch[@]}" -c release --product shared-demo >&2
+demo="$(swift build "${scratch[@]}" -c release --show-bin-path)/shared-demo"
 sqlite_counter=".build/bench/sqlite_counter"
 mkdir -p .build/bench
 gcc -O2 -o "$sqlite_counter" scripts/bench/sqlite_counter.c -lsqlite3
@@ -45,13 +50,15 @@ now() { date +%s%N; }
 throughput() {
   local kind="$1" processes="$2" where="$3" fsync="${4:-}"
   local each=$((operations / processes)) start end pids=()
-  rm -rf "$where/counter.json" "$where/.counter.json."* "$where/counter.db"*
+  rm -rf "$where/counter.json" "$where/.counter.json."* "$where/counter.db"* "$where/suite"
   # SQLite: create the database and switch it to WAL once, before the workers race for it.
   [ "$kind" = sqlite ] && "$sqlite_counter" "$where/counter.db" 0 0 >/dev/null
   start=$(( $(now) + 500000000 ))
   for _ in $(seq "$processes"); do
-    if [ "$kind" = shared ]; then
+    if [ "$kind" = file ]; then
       "$demo" increment --file "$where/counter.json" --times "$each" --start-at "$start" $fsync >/dev/null &
+    elif [ "$kind" = app ]; then
+      "$demo" increment --suite "$where/suite" --key counter --times "$each" --start-at "$start" $fsync >/dev/null &
     else
       "$sqlite_counter" "$where/counter.db" "$each" "$start" ${fsync:+full} >/dev/null &
     fi
@@ -67,16 +74,24 @@ throughput() {
   awk -v n=$((each * processes)) -v ns=$((end - start)) 'BEGIN { printf "%.0f", n / (ns / 1e9) }'
 }
 
-# latency DIR [--fsync]: prints 'count p50_us p99_us max_us'.
+# latency KIND DIR [--fsync]: prints 'count p50_us p99_us max_us'.
 latency() {
-  local where="$1" fsync="${2:-}" file="$1/latency.json" watcher output
-  rm -f "$file" "$where/.latency.json."*
+  local kind="$1" where="$2" fsync="${3:-}" watcher output target
+  rm -rf "$where/latency.json" "$where/.latency.json."* "$where/suite"
+  if [ "$kind" = app ]; then
+    target=(--suite "$where/suite" --key latency)
+  else
+    target=(--file "$where/latency.json")
+  fi
+  # Start from an existing file: creating the directory makes the watcher rebuild its watches,
+  # and writes made meanwhile coalesce into fewer changes than --pings.
+  "$demo" set "${target[@]}" 0
   output="$(mktemp)"
-  "$demo" watch --file "$file" --changes "$pings" --timeout 120 >"$output" 2>/dev/null &
+  "$demo" watch "${target[@]}" --changes "$pings" --timeout 120 >"$output" 2>/dev/null &
   watcher=$!
   # The watcher is ready once it has printed the value it starts from.
   for _ in $(seq 500); do [ -s "$output" ] && break; sleep 0.01; done
-  "$demo" ping --file "$file" --count "$pings" --interval-microseconds 2000 $fsync >/dev/null
+  "$demo" ping "${target[@]}" --count "$pings" --interval-microseconds 2000 $fsync >/dev/null
   wait "$watcher" || true
   python3 scripts/bench/latency.py <"$output"
   rm -f "$output"
@@ -86,16 +101,30 @@ report() {
   local label="$1" where="$2" fsync="${3:-}"
   echo
   echo "== $label: $where ($(df -T "$where" | awk 'NR == 2 { print $2 }'))${fsync:+, fsync}"
-  printf "%-10s %14s %14s %8s\n" processes "SharedState/s" "SQLite/s" ratio
+  printf "%-8s %-10s %14s %14s %8s\n" storage processes "SharedState/s" "SQLite/s" ratio
+  local -A sqlite
   for processes in 1 2 4 8; do
-    local ours theirs
-    ours=$(throughput shared "$processes" "$where" $fsync)
-    theirs=$(throughput sqlite "$processes" "$where" $fsync)
-    printf "%-10s %14s %14s %8s\n" "$processes" "$ours" "$theirs" \
-      "$(awk -v a="$ours" -v b="$theirs" 'BEGIN { printf "%.2f", a / b }')"
+    sqlite[$processes]=$(throughput sqlite "$processes" "$where" $fsync)
   done
-  read -r count p50 p99 max <<<"$(latency "$where" $fsync)"
-  echo "latency over $count writes: p50=${p50}us p99=${p99}us max=${max}us"
+  for kind in file app; do
+    for processes in 1 2 4 8; do
+      local ours theirs="${sqlite[$processes]}"
+      ours=$(throughput "$kind" "$processes" "$where" $fsync)
+      printf "%-8s %-10s %14s %14s %8s\n" "$kind" "$processes" "$ours" "$theirs" \
+        "$(awk -v a="$ours" -v b="$theirs" 'BEGIN { printf "%.2f", a / b }')"
+    done
+  done
+  for kind in file app; do
+    read -r count p50 p99 max <<<"$(latency "$kind" "$where" $fsync)"
+    echo "$kind latency over $count writes: p50=${p50}us p99=${p99}us max=${max}us"
+  done
+}
+
+# suite_open DIR: lists a suite of 10 000 keys and an empty one, with time and peak memory.
+suite_open() {
+  echo
+  echo "== suite of 10000 keys: $1 ($(df -T "$1" | awk 'NR == 2 { print $2 }'))"
+  python3 scripts/bench/suite_open.py "$demo" "$1" 10000
 }
 
 if [ -z "$dir" ]; then
@@ -106,6 +135,7 @@ mkdir -p "$dir"
 echo "SharedState benchmark, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $operations increments per row"
 report "disk" "$dir"
 report "disk" "$dir" --fsync
+suite_open "$dir"
 if [ "$tmpfs" = yes ] && [ -d /dev/shm ]; then
   shm="$(mktemp -d /dev/shm/sharedstate-bench.XXXXXX)"
   report "tmpfs" "$shm"

@@ -43,7 +43,7 @@ struct Watch: AsyncParsableCommand {
       return outcome
     }
     if !completed {
-      Output.error("shared-demo: watching \(storage.file) timed out after \(timeout ?? 0) seconds.")
+      Output.error("shared-demo: watching \(storage.description) timed out after \(timeout ?? 0) seconds.")
       throw ExitCode.failure
     }
   }

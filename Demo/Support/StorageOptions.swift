@@ -2,20 +2,46 @@ import ArgumentParser
 import Foundation
 import SharedState
 
-/// Which stored value a subcommand works on.
+/// Which stored value a subcommand works on: a file (`--file`), or a key of an app-storage
+/// suite (`--suite` and `--key`).
 struct StorageOptions: ParsableArguments {
   @Option(name: .long, help: "The file that holds the value (file storage).")
-  var file: String
+  var file: String?
+
+  @Option(name: .long, help: "The app-storage suite directory that holds the value (with --key).")
+  var suite: String?
+
+  @Option(name: .long, help: "The key of the value in the suite given by --suite.")
+  var key: String?
 
   @Flag(help: "Flush each write to the disk (fsync) before it counts as done.")
   var fsync = false
 
-  /// The file's URL.
-  var url: URL { URL(fileURLWithPath: file) }
+  func validate() throws {
+    switch (file, suite, key) {
+    case (.some, nil, nil), (nil, .some, .some): break
+    case (.some, _, _): throw ValidationError("Give either --file or --suite with --key, not both.")
+    case (nil, .some, nil): throw ValidationError("--suite needs --key.")
+    case (nil, nil, .some): throw ValidationError("--key needs --suite.")
+    case (nil, nil, nil): throw ValidationError("Give --file PATH, or --suite DIR with --key NAME.")
+    }
+  }
 
-  /// The key for the file, holding a `Codable` value.
-  func key<Value: Codable & Sendable>(_: Value.Type = Value.self) -> FileStorageKey<Value> {
-    .fileStorage(url, durability: fsync ? .flushedToDisk : .atomic)
+  /// What the value is, for messages: the file's path, or the suite and key.
+  var description: String {
+    if let file { return file }
+    return "key \(String(reflecting: key ?? "")) of \(suite ?? "")"
+  }
+
+  private var durability: FileDurability { fsync ? .flushedToDisk : .atomic }
+
+  /// The key for the value, holding a `Codable` value.
+  func key<Value: Codable & Sendable>(_: Value.Type = Value.self) -> any SharedKey<Value> {
+    if let suite, let key {
+      let store = AppStorageSuite(directory: URL(fileURLWithPath: suite), durability: durability)
+      return AppStorageKey<Value>.appStorage(key, store: store)
+    }
+    return FileStorageKey<Value>.fileStorage(URL(fileURLWithPath: file ?? ""), durability: durability)
   }
 
   /// Opens the value as JSON, failing when the file cannot be read or decoded.

@@ -55,6 +55,29 @@ public struct FileStorage: Sendable, Hashable {
   }
 }
 
+extension FileStorage {
+  /// The names of the files in `directory`, as bytes; none when it does not exist.
+  func entryNames(in directory: FilePath) throws -> [[UInt8]] {
+    if let inMemoryFileSystem {
+      return inMemoryFileSystem.paths.compactMap { path in
+        let path = FilePath(path)
+        guard path.removingLastComponent() == directory, let name = path.lastComponent else {
+          return nil
+        }
+        return Array(name.string.utf8)
+      }
+    }
+    let names: [[UInt8]]
+    do {
+      names = try directory.directoryEntryNames()
+    } catch {
+      if error == .noSuchFileOrDirectory { return [] }
+      throw error
+    }
+    return names
+  }
+}
+
 extension DependencyValues {
   /// The storage that `.fileStorage` keys use: the real file system in a program, a fresh
   /// in-memory file system in each test and preview.

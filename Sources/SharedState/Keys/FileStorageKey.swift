@@ -32,7 +32,8 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   private let storage: FileStorage
   private let file: any StoredFile
   private let decode: @Sendable (Data) throws -> Value
-  private let encode: @Sendable (Value) throws -> Data
+  /// `nil` bytes mean "remove the file".
+  private let encode: @Sendable (Value) throws -> Data?
   private let undecodableReports = UndecodableReports()
 
   /// Creates a key for the file at `url`, with closures that turn values into bytes and back.
@@ -48,8 +49,10 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     encode: @escaping @Sendable (Value) throws -> Data,
     durability: FileDurability = .atomic
   ) {
+    @Dependency(\.defaultFileStorage) var storage
     self.init(
-      path: Self.normalizedPath(url),
+      path: FilePath(normalizing: url),
+      storage: storage,
       decode: decode,
       encode: encode,
       durability: durability,
@@ -58,16 +61,19 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     )
   }
 
-  /// Creates a key for a normalised path, with the permissions of what it creates.
+  /// Creates a key for a normalised path in `storage`, with the permissions of what it creates.
+  ///
+  /// `encode` returns `nil` for a value that is stored as no file at all: saving it removes the
+  /// file.
   init(
     path: FilePath,
+    storage: FileStorage,
     decode: @escaping @Sendable (Data) throws -> Value,
-    encode: @escaping @Sendable (Value) throws -> Data,
+    encode: @escaping @Sendable (Value) throws -> Data?,
     durability: FileDurability,
     filePermissions: FilePermissions,
     directoryPermissions: FilePermissions
   ) {
-    @Dependency(\.defaultFileStorage) var storage
     self.path = path.string
     self.storage = storage
     self.decode = decode
@@ -124,7 +130,7 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
 
   /// Encodes the value and replaces the file with it.
   public func save(_ value: Value, context: SaveContext, continuation: SaveContinuation) {
-    let data: Data
+    let data: Data?
     do {
       data = try encode(value)
     } catch {
@@ -132,7 +138,9 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
       return
     }
     do {
-      try file.withExclusiveAccess { try $0.write(data) }
+      try file.withExclusiveAccess { access in
+        if let data { try access.write(data) } else { try access.remove() }
+      }
       continuation.resume()
     } catch {
       continuation.resume(throwing: FileStorageError(.unwritable, path: path, underlying: error))
@@ -157,14 +165,6 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
       }
       return .failure(failure)
     }
-  }
-
-  private static func normalizedPath(_ url: URL) -> FilePath {
-    var path = FilePath(url.path)
-    if path.isRelative {
-      path = FilePath(FileManager.default.currentDirectoryPath).pushing(path)
-    }
-    return path.lexicallyNormalized()
   }
 }
 

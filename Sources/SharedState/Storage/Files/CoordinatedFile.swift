@@ -57,7 +57,7 @@ final class CoordinatedFile: StoredFile, @unchecked Sendable {
       // Inside an outer exclusive access (a save made by `withLock`), the outer one has already
       // brought this handle up to date and checked the target.
       if coordinator.isNested {
-        return try body(ExclusiveFileAccess(change: nil, write: { [self] in try write($0) }))
+        return try body(access(change: nil))
       }
       let identity = coordinator.currentIdentity()
       // A target this handle last read or wrote is a regular file; anything else is checked
@@ -65,8 +65,12 @@ final class CoordinatedFile: StoredFile, @unchecked Sendable {
       let targetIsKnown = lock.withLock { identity == nil || identity == knownIdentity }
       let change = change(under: outcome, identity: identity)
       lock.withLock { verifiesTarget = !targetIsKnown }
-      return try body(ExclusiveFileAccess(change: change, write: { [self] in try write($0) }))
+      return try body(access(change: change))
     }
+  }
+
+  private func access(change: Result<FileState, any Error>?) -> ExclusiveFileAccess {
+    ExclusiveFileAccess(change: change, write: { [self] in try write($0) }, remove: { [self] in try remove() })
   }
 
   /// Writes inside an exclusive access and remembers what was written.
@@ -78,6 +82,16 @@ final class CoordinatedFile: StoredFile, @unchecked Sendable {
       knownGeneration = written.generation
       knownIdentity = written.identity
       verifiesTarget = false
+    }
+  }
+
+  /// Removes the file inside an exclusive access and remembers that it is gone.
+  private func remove() throws {
+    let generation = try coordinator.remove(durability: durability)
+    lock.withLock {
+      lastState = .missing
+      knownGeneration = generation
+      knownIdentity = nil
     }
   }
 

@@ -252,15 +252,47 @@ final class FileCoordinator: @unchecked Sendable {
         try paths.scratch.rename(to: paths.target)
       }
       if durability == .flushedToDisk {
-        let directory = try FileDescriptor.open(paths.directory, .readOnly, options: [.closeOnExec])
-        defer { try? directory.close() }
-        try directory.synchronize()
+        try synchronizeDirectory()
       }
       let next = generation &+ 1
       try lockFile.setGeneration(next)
       lockOutcome = .success(next)
       return (next, currentIdentity())
     }
+  }
+
+  /// Removes the target, so that it reads as missing. Call it inside `withExclusiveAccess`.
+  ///
+  /// The lock file stays: other processes may hold it open, and it keeps counting the writes.
+  ///
+  /// - Returns: The new write generation.
+  @discardableResult
+  func remove(durability: FileDurability) throws -> UInt64 {
+    try lock.withLock {
+      precondition(exclusiveDepth > 0, "remove(durability:) outside withExclusiveAccess")
+      let generation = try lockOutcome.get()
+      if let stat = try? paths.target.stat(followTargetSymlink: false), stat.type == .directory {
+        throw UnreplaceableTarget(path: paths.target.string, type: stat.type)
+      }
+      do {
+        try paths.target.unlink()
+      } catch Errno.noSuchFileOrDirectory {
+        return generation
+      }
+      if durability == .flushedToDisk {
+        try synchronizeDirectory()
+      }
+      let next = generation &+ 1
+      try lockFile.setGeneration(next)
+      lockOutcome = .success(next)
+      return next
+    }
+  }
+
+  private func synchronizeDirectory() throws {
+    let directory = try FileDescriptor.open(paths.directory, .readOnly, options: [.closeOnExec])
+    defer { try? directory.close() }
+    try directory.synchronize()
   }
 
   private func writeScratch(

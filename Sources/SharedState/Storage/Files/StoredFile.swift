@@ -37,4 +37,7 @@ struct ExclusiveFileAccess {
 
   /// Replaces the file's contents atomically.
   let write: (Data) throws -> Void
+
+  /// Removes the file, so that it reads as missing.
+  let remove: () throws -> Void
 }

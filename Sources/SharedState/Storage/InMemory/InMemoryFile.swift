@@ -35,6 +35,10 @@ final class InMemoryFile: StoredFile, @unchecked Sendable {
           write: { [self] data in
             fileSystem.write(data, atPath: path)
             lock.withLock { lastState = .contents(data) }
+          },
+          remove: { [self] in
+            fileSystem.removeFile(atPath: path)
+            lock.withLock { lastState = .missing }
           }
         )
       )

@@ -1,0 +1,107 @@
+import Foundation
+
+/// How app storage turns one type of value into the bytes of its file and back: JSON that a
+/// person (or `jq`, or `echo 42 >`) can read and write.
+///
+/// - Numbers, booleans, strings and arrays are their JSON: `42`, `true`, `"text"`, `["a","b"]`.
+/// - `Date`: seconds since 1970 as a JSON number (`1700000000.25`); reading also accepts an
+///   ISO 8601 string (`"2024-01-31T12:00:00Z"`).
+/// - `URL`: its absolute string; `Data`: Base64 in a string.
+/// - `RawRepresentable` values: their raw value.
+/// - Optionals: `nil` is no file at all.
+///
+/// Each file ends with a newline, as shell tools expect.
+struct AppStorageFormat<Value>: Sendable {
+  let decode: @Sendable (Data) throws -> Value
+  /// `nil` means "no file".
+  let encode: @Sendable (Value) throws -> Data?
+}
+
+extension AppStorageFormat where Value: Codable & Sendable {
+  /// JSON through `Codable`; an optional that is `nil` is no file.
+  static var json: Self {
+    Self(
+      decode: { try AppStorageJSON.decode(Value.self, from: $0) },
+      encode: { value in
+        if let optional = value as? any AppStorageOptional, optional.isNone { return nil }
+        return try AppStorageJSON.encode(value)
+      }
+    )
+  }
+}
+
+extension AppStorageFormat where Value: RawRepresentable & Sendable, Value.RawValue: Codable & Sendable {
+  /// The raw value, as JSON.
+  static var rawValue: Self {
+    Self(
+      decode: { data in
+        let rawValue = try AppStorageJSON.decode(Value.RawValue.self, from: data)
+        guard let value = Value(rawValue: rawValue) else {
+          throw DecodingError.dataCorrupted(
+            DecodingError.Context(
+              codingPath: [],
+              debugDescription: "\(rawValue) is not a raw value of \(Value.self)"
+            )
+          )
+        }
+        return value
+      },
+      encode: { try AppStorageJSON.encode($0.rawValue) }
+    )
+  }
+}
+
+extension AppStorageFormat {
+  /// The wrapped format for values, and no file for `nil`.
+  static func optional<Wrapped>(_ wrapped: AppStorageFormat<Wrapped>) -> Self where Value == Wrapped? {
+    Self(
+      decode: { try wrapped.decode($0) },
+      encode: { value in try value.flatMap(wrapped.encode) }
+    )
+  }
+}
+
+/// The JSON coding app storage uses for every value.
+private enum AppStorageJSON {
+  static func encode<Value: Encodable>(_ value: Value) throws -> Data {
+    // Encoders are cheap and not documented as safe to share between threads.
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    encoder.dateEncodingStrategy = .secondsSince1970
+    var data = try encoder.encode(value)
+    data.append(UInt8(ascii: "\n"))
+    return data
+  }
+
+  static func decode<Value: Decodable>(_: Value.Type, from data: Data) throws -> Value {
+    let decoder = JSONDecoder()
+    decoder.dateDecodingStrategy = .custom { decoder in
+      let container = try decoder.singleValueContainer()
+      if let seconds = try? container.decode(Double.self) {
+        return Date(timeIntervalSince1970: seconds)
+      }
+      let text = try container.decode(String.self)
+      for options: ISO8601DateFormatter.Options in [
+        [.withInternetDateTime, .withFractionalSeconds], [.withInternetDateTime],
+      ] {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = options
+        if let date = formatter.date(from: text) { return date }
+      }
+      throw DecodingError.dataCorruptedError(
+        in: container,
+        debugDescription: "\(String(reflecting: text)) is neither seconds since 1970 nor an ISO 8601 date"
+      )
+    }
+    return try decoder.decode(Value.self, from: data)
+  }
+}
+
+/// Lets the JSON format tell a `nil` optional, whatever it wraps, from a value.
+private protocol AppStorageOptional {
+  var isNone: Bool { get }
+}
+
+extension Optional: AppStorageOptional {
+  var isNone: Bool { self == nil }
+}

@@ -1,0 +1,119 @@
+import Dependencies
+import Foundation
+
+/// A persistence strategy that keeps a value under a key of an ``AppStorageSuite``: one JSON
+/// file in the suite's directory, shared live by every process that opens the suite.
+///
+/// ```swift
+/// @Shared(.appStorage("launchCount")) var launchCount = 0
+/// @Shared(.appStorage("theme", store: suite)) var theme: Theme = .system
+/// ```
+///
+/// It keeps every guarantee of ``FileStorageKey``, whose machinery it uses:
+///
+/// - ``Shared/withLock(_:)`` is an atomic read-modify-write across threads and processes.
+/// - Writes by other processes (and by shell tools) arrive live; this process's own writes are
+///   not reported back as changes. A suite's directory is watched once, however many keys are
+///   in use.
+/// - A missing file means the default value. Setting an optional to `nil` removes the file.
+/// - A file that does not decode as the declared type leaves the value as it was, sets
+///   ``Shared/loadError``, and is left alone until the program writes a new value.
+/// - A key whose name cannot be a file name (it is too long) never reads or writes anything:
+///   its ``Shared/loadError`` and ``Shared/saveError`` are an ``AppStorageError``.
+///
+/// Without `store:`, keys use the `defaultAppStorage` dependency's suite: the program's suite
+/// in `~/.config`, a fresh temporary suite in each test.
+public struct AppStorageKey<Value: Sendable>: SharedKey {
+  /// The key's name within its suite.
+  public let key: String
+  /// The suite that holds the key.
+  public let suite: AppStorageSuite
+  /// The key's file, or why it cannot have one.
+  private let file: Result<FileStorageKey<Value>, AppStorageError>
+
+  init(_ key: String, suite: AppStorageSuite?, format: AppStorageFormat<Value>) {
+    @Dependency(\.defaultAppStorage) var defaultSuite
+    let suite = suite ?? defaultSuite
+    self.key = key
+    self.suite = suite
+    file = Result { () throws(AppStorageError) in
+      FileStorageKey(
+        path: try suite.filePath(forKey: key),
+        storage: suite.storage,
+        decode: format.decode,
+        encode: format.encode,
+        durability: suite.durability,
+        filePermissions: suite.filePermissions,
+        directoryPermissions: suite.directoryPermissions
+      )
+    }
+  }
+
+  /// The suite and the key's name: the same name in two suites is two pieces of state.
+  public var id: AppStorageKeyID {
+    AppStorageKeyID(suite: suite, key: key)
+  }
+
+  /// Reads and decodes the key's file; a missing file keeps the default value.
+  public func load(context: LoadContext<Value>, continuation: LoadContinuation<Value>) {
+    switch file {
+    case let .success(file): file.load(context: context, continuation: continuation)
+    case let .failure(error): continuation.resume(throwing: error)
+    }
+  }
+
+  /// Delivers each change another process or program makes to the key's file.
+  public func subscribe(
+    context: LoadContext<Value>,
+    subscriber: SharedSubscriber<Value>
+  ) -> SharedSubscription {
+    guard case let .success(file) = file else { return .empty }
+    return file.subscribe(context: context, subscriber: subscriber)
+  }
+
+  /// Encodes the value and replaces the key's file with it (or removes the file, for `nil`).
+  public func save(_ value: Value, context: SaveContext, continuation: SaveContinuation) {
+    switch file {
+    case let .success(file): file.save(value, context: context, continuation: continuation)
+    case let .failure(error): continuation.resume(throwing: error)
+    }
+  }
+}
+
+extension AppStorageKey: CrossProcessKey {
+  func withExclusiveAccess<R>(_ body: (Result<Value?, any Error>?) throws -> R) rethrows -> R {
+    switch file {
+    case let .success(file): try file.withExclusiveAccess(body)
+    case .failure: try body(nil)
+    }
+  }
+}
+
+extension AppStorageKey: CustomStringConvertible {
+  /// `.appStorage("key")`, with the suite when it is not the default one.
+  public var description: String {
+    ".appStorage(\(String(reflecting: key)), store: \(suite))"
+  }
+}
+
+/// The identity of an ``AppStorageKey``: its suite and its name.
+///
+/// Names compare byte for byte (as their files do), not by Unicode canonical equivalence.
+public struct AppStorageKeyID: Hashable, Sendable {
+  /// The suite that holds the key.
+  public let suite: AppStorageSuite
+  /// The key's name.
+  public let key: String
+
+  /// Whether both are the same key of the same suite.
+  public static func == (lhs: Self, rhs: Self) -> Bool {
+    lhs.suite == rhs.suite && lhs.key.utf8.elementsEqual(rhs.key.utf8)
+  }
+
+  /// Hashes the suite and the name's bytes.
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(suite)
+    for byte in key.utf8 { hasher.combine(byte) }
+    hasher.combine(key.utf8.count)
+  }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import SystemPackage
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+extension FilePath {
+  /// The absolute, lexically normal path of a file URL: a relative path is resolved against the
+  /// current directory, and `.`, `..` and repeated separators are removed without consulting
+  /// the file system.
+  init(normalizing url: URL) {
+    var path = FilePath(url.path)
+    if path.isRelative {
+      path = FilePath(FileManager.default.currentDirectoryPath).pushing(path)
+    }
+    self = path.lexicallyNormalized()
+  }
+
+  /// Removes the directory entry at this path (not a directory).
+  ///
+  /// The corresponding C function is `unlink`.
+  func unlink() throws(Errno) {
+    let result = withPlatformString { Glibc.unlink($0) }
+    if result == -1 { throw Errno(rawValue: errno) }
+  }
+
+  /// The names of the entries of this directory, as the bytes the file system holds (without
+  /// `.` and `..`), in no particular order.
+  ///
+  /// Names are bytes, not text, on Linux: a caller decides what to make of those that are not
+  /// UTF-8. The corresponding C functions are `opendir`, `readdir` and `closedir`.
+  func directoryEntryNames() throws(Errno) -> [[UInt8]] {
+    guard let stream = withPlatformString({ opendir($0) }) else { throw Errno(rawValue: errno) }
+    defer { closedir(stream) }
+    var names: [[UInt8]] = []
+    while true {
+      errno = 0
+      guard let entry = readdir(stream) else {
+        if errno != 0 { throw Errno(rawValue: errno) }
+        return names
+      }
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+        Array(raw.prefix { $0 != 0 })
+      }
+      if name == [UInt8(ascii: ".")] || name == [UInt8(ascii: "."), UInt8(ascii: ".")] { continue }
+      names.append(name)
+    }
+  }
+}
