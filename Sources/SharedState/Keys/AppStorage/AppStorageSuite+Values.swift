@@ -1,3 +1,4 @@
+import ConcurrencyExtras
 import Foundation
 
 /// Reading, writing and observing a suite's keys directly, for code that does not use
@@ -174,10 +175,13 @@ extension AppStorageSuite {
         continuation.finish(throwing: error)
         return
       }
-      // One delivery at a time, so that the first value and the changes arrive in order.
-      let delivery = NSLock()
+      // One delivery at a time, so that the first value and the changes arrive in order; a
+      // change reported before the first value is read is covered by that first read.
+      let hasDeliveredFirst = LockIsolated(false)
       let deliver: @Sendable (_ isFirst: Bool) -> Void = { isFirst in
-        delivery.withLock {
+        hasDeliveredFirst.withValue { hasDeliveredFirst in
+          guard isFirst || hasDeliveredFirst else { return }
+          hasDeliveredFirst = true
           let state = isFirst ? try? file.read() : try? file.readIfChanged()
           switch state {
           case .missing: continuation.yield(nil)
