@@ -29,21 +29,24 @@ final class ReferenceRegistry: @unchecked Sendable {
   private var entries: [ID: WeakReference] = [:]
 
   /// The live reference for `key`, or the one `make` creates for it (under the registry's lock,
-  /// so that two threads asking at once get the same reference).
+  /// so that two threads asking at once get the same, loaded reference), then subscribed.
   func reference<Key: SharedReaderKey>(
     for key: Key,
     orMake make: () -> SharedReference<Key.Value>
   ) -> SharedReference<Key.Value> {
     let id = ID(key)
-    return lock.withLock {
+    let (reference, isNew) = lock.withLock {
       if let existing = existingReference(id, as: Key.Value.self) {
-        return existing
+        return (existing, false)
       }
       let reference = make()
       entries[id] = WeakReference(reference)
       forgetReleasedReferences()
-      return reference
+      return (reference, true)
     }
+    // Outside the lock: see `SharedReference.subscribeToChanges()`.
+    if isNew { reference.subscribeToChanges() }
+    return reference
   }
 
   /// The live reference for `key`, if there is one.

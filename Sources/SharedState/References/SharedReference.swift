@@ -21,6 +21,8 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
   private var listeners: [Int: @Sendable (Value) -> Void] = [:]
   private var nextListenerID = 0
   private var subscription: SharedSubscription?
+  /// Starts the key's subscription; `nil` once started, or for state without a key.
+  private var startSubscription: (() -> Void)?
 
   /// The value the state returns to when its key reports that nothing is stored; `nil` for
   /// state created by ``Shared/init(require:)``, which has no default.
@@ -70,7 +72,7 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
         self?.apply(result, finishesLoading: true)
       }
     )
-    subscribe(to: key, context: .initialValue(defaultValue))
+    startSubscription = { [weak self] in self?.subscribe(to: key, context: .initialValue(defaultValue)) }
   }
 
   /// State for a key whose value was just loaded: subscribes to its changes.
@@ -81,7 +83,19 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
     keyDescription = String(describing: key)
     writableKey = key as? any SharedKey<Value>
     crossProcessKey = key as? any CrossProcessKey<Value>
-    subscribe(to: key, context: .userInitiated)
+    startSubscription = { [weak self] in self?.subscribe(to: key, context: .userInitiated) }
+  }
+
+  /// Subscribes to the key's changes. The registry calls it once, after it has published the
+  /// reference and released its lock: subscribing may wait for the file watcher's thread, which
+  /// may itself be creating shared state (in an observer's callback) and need the registry.
+  /// The key's subscription catches up with any change made since the load.
+  func subscribeToChanges() {
+    let start = lock.withLock {
+      defer { startSubscription = nil }
+      return startSubscription
+    }
+    start?()
   }
 
   private func subscribe<Key: SharedReaderKey<Value>>(to key: Key, context: LoadContext<Value>) {

@@ -1,6 +1,8 @@
 import Dependencies
 import DependenciesTestSupport
+import ConcurrencyExtras
 import Foundation
+import Observation
 import SharedState
 import Testing
 
@@ -73,6 +75,29 @@ struct LiveChangeTests {
     #expect(try await values.next() == 0, "the file is gone: back to the default")
     #expect(try await DemoProcess("set", "--file", file, "2").waitForExit() == 0)
     #expect(try await values.next() == 2)
+  }
+
+  @Test func observerOfAnotherProcesssWriteCanOpenMoreSharedFiles() async throws {
+    // The observer runs on the file watcher's thread; opening a file there registers a watch
+    // from that same thread, which must not wait for itself.
+    let directory = try TemporaryDirectory()
+    let trigger = directory.path("trigger.json")
+    let opened = directory.path("opened.json")
+    try Data("5".utf8).write(to: URL(fileURLWithPath: opened))
+    @Shared(.fileStorage(URL(fileURLWithPath: trigger))) var value = 0
+    let (openedValues, continuation) = AsyncStream<Int>.makeStream()
+    withObservationTracking {
+      _ = value
+    } onChange: {
+      let shared = withDependencies {
+        $0.defaultFileStorage = .fileSystem
+      } operation: {
+        Shared(wrappedValue: 0, .fileStorage(URL(fileURLWithPath: opened)))
+      }
+      continuation.yield(shared.wrappedValue)
+    }
+    #expect(try await DemoProcess("set", "--file", trigger, "1").waitForExit() == 0)
+    #expect(try await AsyncQueue(openedValues).next() == 5)
   }
 
   @Test func fileInADirectoryThatDoesNotExistYetIsWatched() async throws {
