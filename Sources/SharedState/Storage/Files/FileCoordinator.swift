@@ -119,15 +119,18 @@ final class FileCoordinator: @unchecked Sendable {
     }
     defer { try? descriptor.close() }
     let stat = try descriptor.stat()
+    // One byte more than `stat` says: a read that does not fill the buffer reached the end, which
+    // saves the read that would return 0. A file that grew meanwhile is read on.
     var data = Data(count: max(Int(stat.size), 0) + 1)
     var length = 0
     while true {
       if length == data.count { data.count *= 2 }
+      let room = data.count - length
       let count = try data.withUnsafeMutableBytes { buffer in
         try descriptor.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[length...]))
       }
-      if count == 0 { break }
       length += count
+      if count == 0 || count < room { break }
     }
     data.count = length
     return FileRead(state: .contents(data), identity: FileIdentity(stat), generation: generation)
