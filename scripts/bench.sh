@@ -87,12 +87,17 @@ latency() {
   # and writes made meanwhile coalesce into fewer changes than --pings.
   "$demo" set "${target[@]}" 0
   output="$(mktemp)"
-  "$demo" watch "${target[@]}" --changes "$pings" --timeout 120 >"$output" 2>/dev/null &
+  "$demo" watch "${target[@]}" --timeout 300 >"$output" 2>/dev/null &
   watcher=$!
   # The watcher is ready once it has printed the value it starts from.
   for _ in $(seq 500); do [ -s "$output" ] && break; sleep 0.01; done
   "$demo" ping "${target[@]}" --count "$pings" --interval-microseconds 2000 $fsync >/dev/null
-  wait "$watcher" || true
+  # Writes can coalesce, so the watcher may see fewer changes than pings: mark the end with one
+  # more write and stop the watcher once it has seen it.
+  "$demo" set "${target[@]}" -- -1
+  for _ in $(seq 1000); do tail -n 1 "$output" | grep -q ' -1$' && break; sleep 0.01; done
+  kill "$watcher" 2>/dev/null || true
+  wait "$watcher" 2>/dev/null || true
   python3 scripts/bench/latency.py <"$output"
   rm -f "$output"
 }

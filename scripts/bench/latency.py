@@ -10,7 +10,8 @@ latencies = []
 lines = sys.stdin.read().split("\n")[1:]  # the first line is the value before the pings
 for line in lines:
     parts = line.split()
-    if len(parts) != 2 or not parts[1].isdigit():
+    # Only pings carry a send time; the start and end markers are small numbers.
+    if len(parts) != 2 or not parts[1].isdigit() or int(parts[1]) < 10**18:
         continue
     latencies.append((int(parts[0]) - int(parts[1])) / 1000.0)
 
