@@ -17,6 +17,24 @@ extension FilePath {
     self = path.lexicallyNormalized()
   }
 
+  /// Creates this directory and any missing parents, each with `permissions` (less the umask).
+  ///
+  /// The corresponding C function is `mkdir`, once for each missing directory.
+  func createDirectories(permissions: FilePermissions) throws(Errno) {
+    if (try? stat())?.type == .directory { return }
+    var parent = self
+    if parent.removeLastComponent(), !parent.isEmpty, parent != self {
+      try parent.createDirectories(permissions: permissions)
+    }
+    let result = withPlatformString { mkdir($0, permissions.rawValue) }
+    if result == -1, errno != EEXIST { throw Errno(rawValue: errno) }
+  }
+
+  /// Whether something exists at this path (a dangling symbolic link counts).
+  var exists: Bool {
+    (try? stat(followTargetSymlink: false)) != nil
+  }
+
   /// Removes the directory entry at this path (not a directory).
   ///
   /// The corresponding C function is `unlink`.

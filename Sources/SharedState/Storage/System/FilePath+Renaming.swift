@@ -28,22 +28,4 @@ extension FilePath {
     }
     if result == -1 { throw Errno(rawValue: errno) }
   }
-
-  /// Creates this directory and any missing parents, each with `permissions` (less the umask).
-  ///
-  /// The corresponding C function is `mkdir`, once for each missing directory.
-  func createDirectories(permissions: FilePermissions) throws(Errno) {
-    if (try? stat())?.type == .directory { return }
-    var parent = self
-    if parent.removeLastComponent(), !parent.isEmpty, parent != self {
-      try parent.createDirectories(permissions: permissions)
-    }
-    let result = withPlatformString { mkdir($0, permissions.rawValue) }
-    if result == -1, errno != EEXIST { throw Errno(rawValue: errno) }
-  }
-
-  /// Whether something exists at this path (a dangling symbolic link counts).
-  var exists: Bool {
-    (try? stat(followTargetSymlink: false)) != nil
-  }
 }
