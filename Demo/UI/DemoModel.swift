@@ -25,11 +25,12 @@ final class DemoModel {
   private var selectedID: UUID?
   /// Where the selection was when last seen, for when another window deletes the selected to-do.
   private var lastSelectionIndex = 0
+  /// The suite's change count (``LastChange/sequence``) when this window opened, and the
+  /// highest seen since.
+  private let firstSequence: Int
+  private var latestSequence: Int
   private var changesMade = 0
-  private var changesFromOthers = 0
   private var lastLatency: UInt64?
-  /// The last sequence number seen from each other process.
-  private var sequenceSeen: [Int32: Int] = [:]
 
   /// Opens the shared state of `suite`: app-storage keys, and the to-do list in the file
   /// `todos.json` of the suite's directory (in the `defaultFileStorage` dependency).
@@ -50,9 +51,8 @@ final class DemoModel {
     )
     lastChange = Shared(wrappedValue: nil, .appStorage("last-change", store: suite))
     // Changes made before this window opened are not changes that arrived while it watched.
-    if let existing = lastChange.wrappedValue {
-      sequenceSeen[existing.pid] = existing.sequence
-    }
+    firstSequence = lastChange.wrappedValue?.sequence ?? 0
+    latestSequence = firstSequence
   }
 
   // MARK: Key presses
@@ -159,22 +159,33 @@ final class DemoModel {
   private func change(_ body: () -> Void) {
     body()
     changesMade += 1
-    let record = LastChange(pid: pid, sequence: changesMade, unixNanoseconds: now())
-    lastChange.withLock { $0 = record }
+    let time = now()
+    let sequence = lastChange.withLock { last in
+      last = LastChange(pid: pid, sequence: (last?.sequence ?? 0) + 1, unixNanoseconds: time)
+      return last!.sequence
+    }
+    latestSequence = max(latestSequence, sequence)
   }
 
   // MARK: Changes from elsewhere
 
-  /// Notes a new value of `last-change` that arrived at `receivedAt` (nanoseconds since the
-  /// Unix epoch): when another process wrote it, counts its changes since the last one seen
-  /// and keeps how long it took to arrive.
+  /// Notes a value of `last-change` that arrived at `receivedAt` (nanoseconds since the Unix
+  /// epoch): it advances the suite's change count, and when another process wrote it, its
+  /// latency is how long it took to arrive.
   func receive(_ change: LastChange?, at receivedAt: UInt64) {
-    guard let change, change.pid != pid else { return }
-    let seen = sequenceSeen[change.pid]
-    if let seen, change.sequence <= seen { return }
-    changesFromOthers += seen.map { change.sequence - $0 } ?? 1
-    sequenceSeen[change.pid] = change.sequence
-    lastLatency = receivedAt >= change.unixNanoseconds ? receivedAt - change.unixNanoseconds : 0
+    guard let change, change.sequence > latestSequence else { return }
+    latestSequence = change.sequence
+    if change.pid != pid {
+      lastLatency = receivedAt >= change.unixNanoseconds ? receivedAt - change.unixNanoseconds : 0
+    }
+  }
+
+  /// The changes other processes made since this window opened: every change advances the
+  /// suite's count by one, and this window knows how many were its own. Exact even when
+  /// several changes arrive as one (inotify events coalesce) or this window's own write hides
+  /// another's.
+  private var changesFromOthers: Int {
+    max(latestSequence - firstSequence - changesMade, 0)
   }
 
   // MARK: What to show

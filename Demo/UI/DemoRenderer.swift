@@ -31,8 +31,8 @@ enum DemoRenderer {
     }
     bottom += wrap(help(for: snapshot.mode), width: width)
 
-    // In a short window the blank lines go first, so that the to-dos keep a row.
-    if top.count + 1 + bottom.count > height {
+    // When the list does not fit, the blank lines make room first.
+    if top.count + max(snapshot.todos.count, 1) + bottom.count > height {
       top.removeAll(where: \.isEmpty)
       bottom.removeAll(where: \.isEmpty)
     }

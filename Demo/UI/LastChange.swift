@@ -4,8 +4,9 @@
 struct LastChange: Codable, Equatable, Sendable {
   /// The writing process.
   var pid: Int32
-  /// Counts the writer's changes, so that a reader that sees only the latest of several quick
-  /// ones (inotify events coalesce) still counts them all.
+  /// How many changes every window together has made to the suite: each adds one, under the
+  /// key's lock, so that a window that sees only the latest of several changes still counts
+  /// them all.
   var sequence: Int
   /// When the change was made, in nanoseconds since the Unix epoch.
   var unixNanoseconds: UInt64
