@@ -54,11 +54,18 @@ final class DemoEvents {
     })
   }
 
-  /// Yields ``DemoEvent/changed`` for each change of `shared`.
+  /// Yields ``DemoEvent/changed`` for each change of `shared`, and of its load error (bytes
+  /// that do not decode leave the value as it was, so its change stream says nothing).
   private func forward<Value: Sendable>(_ shared: Shared<Value>) {
     let continuation = continuation
     tasks.append(Task {
       for await _ in shared.values {
+        continuation.yield(.changed)
+      }
+    })
+    tasks.append(Task {
+      while !Task.isCancelled {
+        await Observed.nextChange { _ = shared.loadError }
         continuation.yield(.changed)
       }
     })
