@@ -44,6 +44,7 @@ let package = Package(
       dependencies: [
         "SharedState",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
       ],
       path: "Demo"

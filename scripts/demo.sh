@@ -1,58 +1,51 @@
 #!/usr/bin/env bash
-# Sets up what the demo needs and runs it: the README's first command.
+# The demo: two windows of 'shared-demo ui' side by side in tmux, on one app-storage suite.
+# A change made in either window appears in the other at once.
 #
-# One process watches a shared counter file while other processes change it: two increment it
-# through withLock, one sets it, and a plain shell writes it. The watcher prints each change the
-# moment it happens, with the time it took to arrive.
+# usage: scripts/demo.sh [DIR]   (DIR: the suite directory; default: a fresh temporary one)
 #
-# usage: scripts/demo.sh [DIR]   (a fresh temporary directory unless DIR is given)
+# Installs what is missing (libinotifytools0-dev, and tmux when there is a terminal), builds
+# in release mode, and opens the tmux session. Without a terminal it prints the two commands
+# to run in two terminals instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/ensure-system-packages.sh libinotifytools0-dev
-echo "Building shared-demo ..." >&2
-swift build --product shared-demo >&2
-demo="$(swift build --show-bin-path)/shared-demo"
+# SWIFT_SCRATCH_PATH picks a build folder other than .build.
+scratch=(${SWIFT_SCRATCH_PATH:+--scratch-path "$SWIFT_SCRATCH_PATH"})
+swift build "${scratch[@]}" -c release --product shared-demo >&2
+demo="$(swift build "${scratch[@]}" -c release --show-bin-path)/shared-demo"
 
 dir="${1:-}"
+fresh=no
 if [ -z "$dir" ]; then
-  dir="$(mktemp -d)"
-  trap 'rm -rf "$dir"' EXIT
+  dir="$(mktemp -d "${TMPDIR:-/tmp}/shared-demo.XXXXXX")"
+  fresh=yes
 fi
-mkdir -p "$dir"
-file="$dir/counter.json"
-rm -f "$file"
+dir="$(cd "$(dirname "$dir")" && pwd)/$(basename "$dir")"
+command="$(printf '%q ui --suite %q' "$demo" "$dir")"
 
-echo "Shared file: $file"
-echo
-echo "Process A watches it (shared-demo watch); each line is '<unix-ns> <value>':"
-watch_output="$(mktemp)"
-"$demo" watch --file "$file" --timeout 60 >"$watch_output" &
-watcher=$!
-# Wait until A has printed the value it starts from, so that it sees every change below.
-for _ in $(seq 300); do [ -s "$watch_output" ] && break; sleep 0.01; done
-tail -n +1 -f "$watch_output" --pid "$watcher" | sed -u 's/^/  A: /' &
-printer=$!
+if ! [ -t 0 ] || ! [ -t 1 ]; then
+  echo "No terminal here. Run this in two terminals, side by side:"
+  echo
+  echo "  $command"
+  echo
+  echo "Then press + or - in one of them: the other follows. (q quits.)"
+  exit 0
+fi
 
-sleep 0.3
-echo "Process B: shared-demo increment --times 5   (five withLock increments)"
-"$demo" increment --file "$file" --times 5 >/dev/null
-sleep 0.3
-echo "Process C: shared-demo increment --times 10"
-"$demo" increment --file "$file" --times 10 >/dev/null
-sleep 0.3
-echo "Process D: shared-demo set 100"
-"$demo" set --file "$file" 100
-sleep 0.3
-echo "Process E: a plain shell: echo 42 > counter.json"
-echo 42 >"$file"
-
-# Give A a moment to show the last change, then stop it.
-for _ in $(seq 300); do tail -n 1 "$watch_output" | grep -q ' 42$' && break; sleep 0.01; done
-sleep 0.2
-kill "$watcher" 2>/dev/null || true
-wait "$watcher" 2>/dev/null || true
-wait "$printer" 2>/dev/null || true
-rm -f "$watch_output"
-echo
-echo "Final value, read by process F: $("$demo" get --file "$file")"
+scripts/ensure-system-packages.sh tmux
+session="shared-demo-$$"
+tmux new-session -d -s "$session" -x "$(tput cols)" -y "$(tput lines)" "$command"
+tmux split-window -h -t "$session" "$command"
+tmux set-option -t "$session" status-left "[shared-demo] " >/dev/null
+if [ -n "${TMUX:-}" ]; then
+  # Already inside tmux: switch to the demo's session rather than nest one.
+  tmux switch-client -t "$session"
+else
+  tmux attach-session -t "$session"
+fi
+# Remove a fresh suite once both windows have quit (not when the session was only detached).
+if [ "$fresh" = yes ] && ! tmux has-session -t "$session" 2>/dev/null; then
+  rm -rf "$dir"
+fi

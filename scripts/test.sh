@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Sets up what the tests need and runs them: the README's test command.
+# tmux is for the end-to-end test of the demo (DemoWindowTests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-scripts/ensure-system-packages.sh libinotifytools0-dev
+scripts/ensure-system-packages.sh libinotifytools0-dev tmux
 swift build --build-tests
 swift test --skip-build "$@"

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import Observation
 import SharedState
 
 /// `shared-demo watch`: prints the value and every change to it, as it happens.
@@ -68,19 +67,8 @@ struct Watch: AsyncParsableCommand {
         Output.error("\(Output.unixNanoseconds()) error: \(message)")
       }
       reported = message
-      await Self.nextChange { _ = shared.loadError }
+      await Observed.nextChange { _ = shared.loadError }
     }
     return false
-  }
-
-  /// Waits until something `read` reads changes (or the task is cancelled).
-  private static func nextChange(_ read: @escaping @Sendable () -> Void) async {
-    let (changed, continuation) = AsyncStream<Void>.makeStream()
-    withObservationTracking(read) { continuation.yield() }
-    await withTaskCancellationHandler {
-      for await _ in changed { break }
-    } onCancel: {
-      continuation.finish()
-    }
   }
 }
