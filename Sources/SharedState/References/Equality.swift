@@ -1,10 +1,3 @@
-/// Compares two values of one type when that type is `Equatable`, whatever it is statically.
-///
-/// - Returns: Whether they are equal, or `nil` when the type is not `Equatable`.
-func isEqual<T>(_ lhs: T, _ rhs: T) -> Bool? {
-  equality(of: T.self)?(lhs, rhs)
-}
-
 /// The `==` of a type, when it is `Equatable`, found once so that hot paths compare without a
 /// dynamic cast each time.
 func equality<T>(of _: T.Type) -> ((T, T) -> Bool)? {

@@ -178,19 +178,16 @@ final class FileCoordinator: @unchecked Sendable {
       if reader == nil {
         reader = try? FileDescriptor.open(paths.lock, .readOnly, options: [.closeOnExec])
       }
-      guard let descriptor = reader else { return nil }
-      var value: UInt64 = 0
-      let count = try? withUnsafeMutableBytes(of: &value) {
-        try descriptor.read(fromAbsoluteOffset: 0, into: $0)
+      guard let descriptor = reader, let generation = LockFile.generation(in: descriptor) else {
+        return nil
       }
-      guard count == MemoryLayout<UInt64>.size else { return nil }
       // A lock file removed since it was opened no longer counts the writes.
       if (try? descriptor.stat())?.linkCount == 0 {
         try? descriptor.close()
         reader = nil
         return nil
       }
-      return UInt64(littleEndian: value)
+      return generation
     }
   }
 

@@ -48,10 +48,17 @@ struct LockFile {
 
   /// The number of writes made under this lock file so far. Read it while holding the lock.
   func generation() -> UInt64 {
-    guard let descriptor else { return 0 }
+    descriptor.flatMap(Self.generation(in:)) ?? 0
+  }
+
+  /// The write generation stored at the start of an open lock file, or `nil` when it holds
+  /// fewer than eight bytes (a lock file no write has gone through yet) or cannot be read.
+  static func generation(in descriptor: FileDescriptor) -> UInt64? {
     var value: UInt64 = 0
-    let count = try? withUnsafeMutableBytes(of: &value) { try descriptor.read(fromAbsoluteOffset: 0, into: $0) }
-    return count == MemoryLayout<UInt64>.size ? UInt64(littleEndian: value) : 0
+    let count = try? withUnsafeMutableBytes(of: &value) {
+      try descriptor.read(fromAbsoluteOffset: 0, into: $0)
+    }
+    return count == MemoryLayout<UInt64>.size ? UInt64(littleEndian: value) : nil
   }
 
   /// Stores the write generation. Call it while holding the exclusive lock.
