@@ -135,12 +135,14 @@ struct FileStorageKeyTests {
     #expect(!CompanionPaths.isCompanion("v.json"))
   }
 
-  @Test func permissionsSomeoneSetAreKeptAcrossWrites() throws {
+  @Test func permissionsSomeoneSetAreKeptAcrossWrites() async throws {
     let directory = try TemporaryDirectory()
     let file = directory.path("private.json")
     @Shared(.fileStorage(URL(fileURLWithPath: file))) var value = 0
     $value.withLock { $0 = 1 }
     try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
+    // A read after the change (as the watcher may make at any time) must not hide it.
+    try await $value.load()
     for next in 2...4 {
       $value.withLock { $0 = next }
       let permissions = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions]

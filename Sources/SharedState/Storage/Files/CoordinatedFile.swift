@@ -18,6 +18,8 @@ final class CoordinatedFile: StoredFile, @unchecked Sendable {
   private var lastState: FileState?
   private var knownGeneration: UInt64?
   private var knownIdentity: FileIdentity?
+  /// The target's identity right after this handle's own last write.
+  private var writtenIdentity: FileIdentity?
   /// Whether the next write in the current exclusive access must check the target first.
   private var verifiesTarget = true
 
@@ -60,9 +62,10 @@ final class CoordinatedFile: StoredFile, @unchecked Sendable {
         return try body(access(change: nil))
       }
       let identity = coordinator.currentIdentity()
-      // A target this handle last read or wrote is a regular file; anything else is checked
-      // before it is replaced.
-      let targetIsKnown = lock.withLock { identity == nil || identity == knownIdentity }
+      // The target as this handle's own last write left it needs no check. Anything else (a
+      // file someone replaced, or changed the permissions of, even one this handle has read
+      // since) is checked before it is replaced, and its permissions carried over.
+      let targetIsKnown = lock.withLock { identity == nil || identity == writtenIdentity }
       let change = change(under: outcome, identity: identity)
       lock.withLock { verifiesTarget = !targetIsKnown }
       return try body(access(change: change))
@@ -81,6 +84,7 @@ final class CoordinatedFile: StoredFile, @unchecked Sendable {
       lastState = .contents(data)
       knownGeneration = written.generation
       knownIdentity = written.identity
+      writtenIdentity = written.identity
       verifiesTarget = false
     }
   }

@@ -218,8 +218,8 @@ final class FileCoordinator: @unchecked Sendable {
   ///   - data: The new contents.
   ///   - durability: How far the write goes before it returns.
   ///   - verifyingTarget: Whether to check first that the target is a regular file (or
-  ///     missing). Callers skip the check when they know the target is a file they read or
-  ///     wrote.
+  ///     missing) and carry its permissions over. Callers skip the check when the target is
+  ///     as their own last write left it.
   /// - Throws: ``UnreplaceableTarget`` when the target is a directory, a symbolic link or
   ///   anything else an exchange would wrongly move aside; system errors.
   @discardableResult
