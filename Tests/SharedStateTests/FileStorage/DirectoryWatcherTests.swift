@@ -60,7 +60,11 @@ struct DirectoryWatcherTests {
       #expect(try await DemoProcess.shell(command).waitForExit() == 0)
     }
     try await expect(.entryChanged("renamed", .replaced)) { () async throws in
-      #expect(try await DemoProcess.shell("rm -f '\(directory.path("renamed"))'").waitForExit() == 0)
+      // Each try must make the event afresh: a rescan that arrives late (this directory became
+      // watched, another suite removed a watched one) sends it round again, and removing a file
+      // that is already gone raises nothing. Writing it in place first is a different event.
+      let file = directory.path("renamed")
+      #expect(try await DemoProcess.shell("echo 3 > '\(file)' && rm '\(file)'").waitForExit() == 0)
     }
   }
 
