@@ -114,18 +114,17 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
         }
       }
     }
-    let subscription: SharedSubscription
-    do {
-      subscription = try file.watch(deliverChange)
-    } catch {
-      reportIssue(
-        "Changes that other processes make to \(path) will not be seen: it cannot be watched (\(error))."
-      )
-      return .empty
+    let token = file.watch { event in
+      switch event {
+      case .replaced, .writtenInPlace, .resynchronize:
+        deliverChange()
+      case let .unwatched(failure):
+        reportIssue("Changes that other processes make to \(path) will not be seen: \(failure).")
+      }
     }
     // The value was loaded before the watch was in place: catch up with a change made between.
     deliverChange()
-    return subscription
+    return SharedSubscription { token.cancel() }
   }
 
   /// Encodes the value and replaces the file with it.

@@ -190,14 +190,15 @@ extension AppStorageSuite {
           }
         }
       }
-      do {
-        // Watch first, then read, so that no change falls between.
-        let subscription = try file.watch { deliver(false) }
-        continuation.onTermination = { _ in subscription.cancel() }
-      } catch {
-        continuation.finish(throwing: error)
-        return
+      // Watch first, then read, so that no change falls between.
+      let token = file.watch { event in
+        if case let .unwatched(failure) = event {
+          continuation.finish(throwing: failure)
+        } else {
+          deliver(false)
+        }
       }
+      continuation.onTermination = { _ in token.cancel() }
       deliver(true)
     }
   }

@@ -99,21 +99,26 @@ final class CoordinatedFile: StoredFile, @unchecked Sendable {
     }
   }
 
-  func watch(_ onChange: @escaping @Sendable () -> Void) throws -> SharedSubscription {
+  func watch(_ onEvent: @escaping @Sendable (FileWatchEvent) -> Void) -> WatchToken {
     let name = coordinator.paths.name
-    return try DirectoryWatcher.shared.watch(directory: coordinator.paths.directory) {
-      [weak self] event in
-      switch event {
-      case .entryChanged(name, .replaced):
-        // Most replacements are this handle's own writes: skip them without reading.
-        if self?.isKnownCurrent() != true { onChange() }
-      case .entryChanged(name, .writtenInPlace), .rescan:
-        // An in-place write can keep the size and, within the timestamp granularity, the
-        // times: only the contents tell.
-        onChange()
-      case .entryChanged:
-        break
+    do {
+      return try DirectoryWatcher.shared.watch(directory: coordinator.paths.directory) {
+        [weak self] event in
+        switch event {
+        case .entryChanged(name, .replaced):
+          // Most replacements are this handle's own writes: skip them without reading.
+          if self?.isKnownCurrent() != true { onEvent(.replaced) }
+        case .entryChanged(name, .writtenInPlace):
+          onEvent(.writtenInPlace)
+        case .rescan:
+          onEvent(.resynchronize)
+        case .entryChanged:
+          break
+        }
       }
+    } catch {
+      onEvent(.unwatched(WatchFailure(errno: error as? Errno, reason: "it cannot be watched (\(error))")))
+      return .inert
     }
   }
 

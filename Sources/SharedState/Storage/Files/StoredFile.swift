@@ -22,11 +22,13 @@ protocol StoredFile: AnyObject, Sendable {
   /// `body` learns what changed since this handle last read or wrote the file, and can write.
   func withExclusiveAccess<R>(_ body: (ExclusiveFileAccess) throws -> R) rethrows -> R
 
-  /// Calls `onChange`, on some thread, whenever the file may have changed, until the
-  /// subscription is cancelled.
+  /// Tells `onEvent` what may have happened to the file, until the token is cancelled or
+  /// released. ``FileWatchEvent`` says what is delivered, when and on which thread.
   ///
-  /// - Throws: When changes cannot be watched: the file's users then see only their own.
-  func watch(_ onChange: @escaping @Sendable () -> Void) throws -> SharedSubscription
+  /// Returns once the watch is in place, so that a read made afterwards misses no change; or
+  /// once it has failed, which `onEvent` then hears as ``FileWatchEvent/unwatched(_:)``. It never
+  /// waits for an event.
+  func watch(_ onEvent: @escaping @Sendable (FileWatchEvent) -> Void) -> WatchToken
 }
 
 /// What ``StoredFile/withExclusiveAccess(_:)`` hands its body.

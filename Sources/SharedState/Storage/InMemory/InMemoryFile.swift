@@ -45,7 +45,7 @@ final class InMemoryFile: StoredFile, @unchecked Sendable {
     }
   }
 
-  func watch(_ onChange: @escaping @Sendable () -> Void) throws -> SharedSubscription {
-    fileSystem.watch(path: path, onChange: onChange)
+  func watch(_ onEvent: @escaping @Sendable (FileWatchEvent) -> Void) -> WatchToken {
+    fileSystem.watch(path: path) { onEvent(.replaced) }
   }
 }

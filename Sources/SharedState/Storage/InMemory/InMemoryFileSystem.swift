@@ -55,13 +55,13 @@ public final class InMemoryFileSystem: Sendable {
     try state.withLock(body)
   }
 
-  func watch(path: String, onChange: @escaping @Sendable () -> Void) -> SharedSubscription {
+  func watch(path: String, onChange: @escaping @Sendable () -> Void) -> WatchToken {
     let id = state.withValue { state in
       defer { state.nextWatcherID += 1 }
       state.watchers[path, default: [:]][state.nextWatcherID] = onChange
       return state.nextWatcherID
     }
-    return SharedSubscription { [state] in
+    return WatchToken { [state] in
       state.withValue { _ = $0.watchers[path]?.removeValue(forKey: id) }
     }
   }

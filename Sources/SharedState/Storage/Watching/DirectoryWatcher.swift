@@ -79,9 +79,9 @@ final class DirectoryWatcher: @unchecked Sendable {
   ///   - handler: Called on the watcher's thread.
   /// - Throws: The system's error when the directory cannot be watched (the user's inotify
   ///   watch limit is reached, say).
-  func watch(directory: FilePath, handler: @escaping Handler) throws -> SharedSubscription {
+  func watch(directory: FilePath, handler: @escaping Handler) throws -> WatchToken {
     let id = try register(directory: directory, handler: handler)
-    return SharedSubscription { [self] in unregister(directory: directory, id: id) }
+    return WatchToken { [self] in unregister(directory: directory, id: id) }
   }
 
   private func register(directory: FilePath, handler: @escaping Handler) throws -> Int {
