@@ -15,6 +15,8 @@ let package = Package(
     .package(url: "https://github.com/pointfreeco/swift-identified-collections", from: "1.1.1"),
     .package(url: "https://github.com/pointfreeco/xctest-dynamic-overlay", from: "1.13.1"),
     .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+    // Atomics on the memory-mapped coordination page shared between processes.
+    .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
   ],
   targets: [
     // Debian's libinotifytools0-dev. The module's header stops the build with a message naming
@@ -37,6 +39,7 @@ let package = Package(
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
         .product(name: "SystemPackage", package: "swift-system"),
+        .product(name: "Atomics", package: "swift-atomics"),
       ]
     ),
     .executableTarget(

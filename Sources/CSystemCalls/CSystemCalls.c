@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <stdio.h>
+#include <sys/vfs.h>
 
 int shared_state_exchange(int olddirfd, const char *oldpath, int newdirfd, const char *newpath) {
   return renameat2(olddirfd, oldpath, newdirfd, newpath, RENAME_EXCHANGE);
@@ -20,4 +21,11 @@ int shared_state_ofd_lock(int fd, int kind, int wait) {
 
 int shared_state_open_unnamed_file(const char *directory) {
   return open(directory, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+}
+
+int shared_state_file_system_type(int fd, long *type) {
+  struct statfs status;
+  int result = fstatfs(fd, &status);
+  if (result == 0) *type = (long)status.f_type;
+  return result;
 }

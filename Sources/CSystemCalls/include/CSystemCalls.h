@@ -15,4 +15,7 @@ int shared_state_ofd_lock(int fd, int kind, int wait);
 /// with its last descriptor.
 int shared_state_open_unnamed_file(const char *directory);
 
+/// fstatfs(fd, ...): the file system's type (its magic number, f_type) in `*type`.
+int shared_state_file_system_type(int fd, long *type);
+
 #endif

@@ -46,7 +46,7 @@ public struct FileStorage: Sendable, Hashable {
     if let inMemoryFileSystem {
       return InMemoryFile(path: path.string, fileSystem: inMemoryFileSystem)
     }
-    return CoordinatedFile(
+    return DiskFile(
       path: path,
       durability: durability,
       filePermissions: filePermissions,

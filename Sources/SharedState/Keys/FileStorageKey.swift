@@ -127,22 +127,27 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     return SharedSubscription { token.cancel() }
   }
 
-  /// Encodes the value and replaces the file with it.
+  /// Encodes the value and replaces the file with it, in a transaction of its own.
   public func save(_ value: Value, context: SaveContext, continuation: SaveContinuation) {
-    let data: Data?
+    let transaction = file.beginTransaction()
+    defer { transaction.end() }
     do {
-      data = try encode(value)
-    } catch {
-      continuation.resume(throwing: FileStorageError(.unwritable, path: path, underlying: error))
-      return
-    }
-    do {
-      try file.withExclusiveAccess { access in
-        if let data { try access.write(data) } else { try access.remove() }
-      }
+      try commit(value, through: transaction)
       continuation.resume()
     } catch {
-      continuation.resume(throwing: FileStorageError(.unwritable, path: path, underlying: error))
+      continuation.resume(throwing: error)
+    }
+  }
+
+  /// Encodes `value` and commits it through `transaction`.
+  ///
+  /// - Throws: ``FileStorageError`` (unwritable) when the value cannot be encoded or the file
+  ///   cannot be written.
+  private func commit(_ value: Value, through transaction: any FileTransaction) throws {
+    do {
+      try transaction.commit(try encode(value).map(FileState.contents) ?? .missing)
+    } catch {
+      throw FileStorageError(.unwritable, path: path, underlying: error)
     }
   }
 
@@ -168,15 +173,18 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
 }
 
 extension FileStorageKey: CrossProcessKey {
-  func withExclusiveAccess<R>(_ body: (Result<Value?, any Error>?) throws -> R) rethrows -> R {
-    try file.withExclusiveAccess { access in
-      let change = access.change.map { change in
-        change
-          .mapError { FileStorageError(.unreadable, path: path, underlying: $0) as any Error }
-          .flatMap(decoded)
-      }
-      return try body(change)
+  func beginTransaction() -> KeyTransaction<Value> {
+    let transaction = file.beginTransaction()
+    let change = transaction.change.map { change in
+      change
+        .mapError { FileStorageError(.unreadable, path: path, underlying: $0) as any Error }
+        .flatMap(decoded)
     }
+    return KeyTransaction(
+      change: change,
+      commit: { value in try commit(value, through: transaction) },
+      end: { transaction.end() }
+    )
   }
 }
 

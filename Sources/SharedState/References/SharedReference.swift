@@ -21,6 +21,9 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
   private var listeners: [Int: @Sendable (Value) -> Void] = [:]
   private var nextListenerID = 0
   private var subscription: SharedSubscription?
+  /// The cross-process transaction of the `withLock` running now (on the thread that holds
+  /// `lock`): saves made inside it commit through it instead of beginning their own.
+  private var openTransaction: KeyTransaction<Value>?
   /// Starts the key's subscription; `nil` once started, or for state without a key.
   private var startSubscription: (() -> Void)?
 
@@ -156,12 +159,17 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
 
   func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
     try lock.withLock {
-      guard let crossProcessKey else { return try mutate(body) }
-      return try crossProcessKey.withExclusiveAccess { change in
-        // Another process may have written since this one last read: start from its value.
-        if let change { apply(change, finishesLoading: false) }
-        return try mutate(body)
+      // A nested `withLock` on the same state runs inside the outer transaction.
+      guard let crossProcessKey, openTransaction == nil else { return try mutate(body) }
+      let transaction = crossProcessKey.beginTransaction()
+      openTransaction = transaction
+      defer {
+        openTransaction = nil
+        transaction.end()
       }
+      // Another process may have written since this one last read: start from its value.
+      if let change = transaction.change { apply(change, finishesLoading: false) }
+      return try mutate(body)
     }
   }
 
@@ -178,7 +186,13 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
     return result
   }
 
+  /// Stores a changed value: through the open transaction inside `withLock`, otherwise through
+  /// the key. Call with `lock` held.
   private func saveChange(_ value: Value) {
+    if let openTransaction {
+      finishSave(Result { try openTransaction.commit(value) })
+      return
+    }
     guard let key = writableKey else { return }
     key.save(
       value,

@@ -157,7 +157,11 @@ struct FileStorageKeyTests {
     try Data("1".utf8).write(to: URL(fileURLWithPath: real))
     try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: real)
     @Shared(.fileStorage(URL(fileURLWithPath: link))) var value = 0
-    #expect(value == 1, "reading follows the link")
+    // Invariant 8 (issue 8): the link is not followed, not even to read; the state says why.
+    #expect(value == 0)
+    let loadError = try #require($value.loadError as? FileStorageError)
+    #expect(loadError.description.contains("symbolic link"))
+    #expect(loadError.description.contains(link))
     $value.withLock { $0 = 2 }
     let error = try #require($value.saveError as? FileStorageError)
     #expect(error.description.contains("symbolic link"))

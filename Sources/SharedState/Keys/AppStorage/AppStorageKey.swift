@@ -81,10 +81,10 @@ public struct AppStorageKey<Value: Sendable>: SharedKey {
 }
 
 extension AppStorageKey: CrossProcessKey {
-  func withExclusiveAccess<R>(_ body: (Result<Value?, any Error>?) throws -> R) rethrows -> R {
+  func beginTransaction() -> KeyTransaction<Value> {
     switch file {
-    case let .success(file): try file.withExclusiveAccess(body)
-    case .failure: try body(nil)
+    case let .success(file): file.beginTransaction()
+    case let .failure(error): KeyTransaction(change: nil, commit: { _ in throw error }, end: {})
     }
   }
 }

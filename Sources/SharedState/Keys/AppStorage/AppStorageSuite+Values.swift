@@ -155,9 +155,9 @@ extension AppStorageSuite {
     let file = try storedFile(forKey: key)
     do {
       let data = try format.encode(value)
-      try file.withExclusiveAccess { access in
-        if let data { try access.write(data) } else { try access.remove() }
-      }
+      let transaction = file.beginTransaction()
+      defer { transaction.end() }
+      try transaction.commit(data.map(FileState.contents) ?? .missing)
     } catch {
       throw FileStorageError(.unwritable, path: file.path, underlying: error)
     }

@@ -4,28 +4,39 @@ import SystemPackage
 /// to notice a write by a program that does not take part in the locking, within the limits of
 /// the file system's timestamp granularity.
 struct FileIdentity: Equatable, Sendable {
-  let device: DeviceID
-  let inode: Inode
-  let size: Int64
-  let modificationSeconds: Int
-  let modificationNanoseconds: Int
-  let changeSeconds: Int
-  let changeNanoseconds: Int
+  var device: UInt64
+  var inode: UInt64
+  var size: Int64
+  var modificationSeconds: Int64
+  var modificationNanoseconds: Int64
+  var changeSeconds: Int64
+  var changeNanoseconds: Int64
 
   init(_ stat: Stat) {
-    device = stat.deviceID
-    inode = stat.inode
-    size = stat.size
-    modificationSeconds = stat.st_mtim.tv_sec
-    modificationNanoseconds = stat.st_mtim.tv_nsec
-    changeSeconds = stat.st_ctim.tv_sec
-    changeNanoseconds = stat.st_ctim.tv_nsec
+    device = UInt64(stat.rawValue.st_dev)
+    inode = UInt64(stat.rawValue.st_ino)
+    size = Int64(stat.rawValue.st_size)
+    modificationSeconds = Int64(stat.rawValue.st_mtim.tv_sec)
+    modificationNanoseconds = Int64(stat.rawValue.st_mtim.tv_nsec)
+    changeSeconds = Int64(stat.rawValue.st_ctim.tv_sec)
+    changeNanoseconds = Int64(stat.rawValue.st_ctim.tv_nsec)
   }
 
-  /// The identity of what is at `path` itself (a symbolic link is not followed), or `nil`
-  /// when there is nothing.
-  init?(at path: FilePath) {
-    guard let stat = try? path.stat(followTargetSymlink: false) else { return nil }
-    self.init(stat)
+  init(
+    device: UInt64, inode: UInt64, size: Int64, modificationSeconds: Int64,
+    modificationNanoseconds: Int64, changeSeconds: Int64, changeNanoseconds: Int64
+  ) {
+    self.device = device
+    self.inode = inode
+    self.size = size
+    self.modificationSeconds = modificationSeconds
+    self.modificationNanoseconds = modificationNanoseconds
+    self.changeSeconds = changeSeconds
+    self.changeNanoseconds = changeNanoseconds
+  }
+
+  /// Whether both name the same inode, whatever its contents.
+  func isSameInode(as other: FileIdentity) -> Bool {
+    device == other.device && inode == other.inode
   }
 }

@@ -3,8 +3,8 @@ import Foundation
 /// One user's handle on a stored file: it remembers what it last read or wrote, so that it can
 /// tell changes made by anyone else (another process, another handle) from its own.
 ///
-/// The key layer holds one per live reference. ``CoordinatedFile`` is the disk's; the in-memory
-/// file system for tests and previews has its own.
+/// The key layer holds one per live reference. ``DiskFile`` is the disk's; the in-memory file
+/// system for tests and previews has its own.
 protocol StoredFile: AnyObject, Sendable {
   /// The file's absolute path.
   var path: String { get }
@@ -16,11 +16,12 @@ protocol StoredFile: AnyObject, Sendable {
   /// or wrote (`nil` otherwise).
   func readIfChanged() throws -> FileState?
 
-  /// Runs `body` with exclusive access to the file: no other thread or process that uses this
-  /// library reads or writes it meanwhile.
+  /// Begins a transaction: no other thread or process that uses this library writes the file
+  /// until it ends, and the transaction says what changed since this handle last read or wrote.
   ///
-  /// `body` learns what changed since this handle last read or wrote the file, and can write.
-  func withExclusiveAccess<R>(_ body: (ExclusiveFileAccess) throws -> R) rethrows -> R
+  /// The caller ends it with ``FileTransaction/end()``, on the same thread, whether or not it
+  /// committed. Never call it again on a thread that is inside a transaction on the same file.
+  func beginTransaction() -> any FileTransaction
 
   /// Tells `onEvent` what may have happened to the file, until the token is cancelled or
   /// released. ``FileWatchEvent`` says what is delivered, when and on which thread.
@@ -29,17 +30,4 @@ protocol StoredFile: AnyObject, Sendable {
   /// once it has failed, which `onEvent` then hears as ``FileWatchEvent/unwatched(_:)``. It never
   /// waits for an event.
   func watch(_ onEvent: @escaping @Sendable (FileWatchEvent) -> Void) -> WatchToken
-}
-
-/// What ``StoredFile/withExclusiveAccess(_:)`` hands its body.
-struct ExclusiveFileAccess {
-  /// What the file holds, when it changed since the handle last read or wrote it; the error when
-  /// it could not be read; `nil` when it did not change.
-  let change: Result<FileState, any Error>?
-
-  /// Replaces the file's contents atomically.
-  let write: (Data) throws -> Void
-
-  /// Removes the file, so that it reads as missing.
-  let remove: () throws -> Void
 }

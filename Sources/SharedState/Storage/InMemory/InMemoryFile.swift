@@ -5,7 +5,7 @@ import Foundation
 /// `@unchecked Sendable`: `lastState` is only touched with `lock` held.
 final class InMemoryFile: StoredFile, @unchecked Sendable {
   let path: String
-  private let fileSystem: InMemoryFileSystem
+  fileprivate let fileSystem: InMemoryFileSystem
   private let lock = NSLock()
   private var lastState: FileState?
 
@@ -16,7 +16,7 @@ final class InMemoryFile: StoredFile, @unchecked Sendable {
 
   func read() throws -> FileState {
     let state = fileSystem.read(atPath: path)
-    lock.withLock { lastState = state }
+    remember(state)
     return state
   }
 
@@ -26,26 +26,47 @@ final class InMemoryFile: StoredFile, @unchecked Sendable {
     return state == previous ? nil : state
   }
 
-  func withExclusiveAccess<R>(_ body: (ExclusiveFileAccess) throws -> R) rethrows -> R {
-    try fileSystem.withExclusiveAccess {
-      let change = try? readIfChanged()
-      return try body(
-        ExclusiveFileAccess(
-          change: change.map { .success($0) },
-          write: { [self] data in
-            fileSystem.write(data, atPath: path)
-            lock.withLock { lastState = .contents(data) }
-          },
-          remove: { [self] in
-            fileSystem.removeFile(atPath: path)
-            lock.withLock { lastState = .missing }
-          }
-        )
-      )
-    }
+  fileprivate func remember(_ state: FileState) {
+    lock.withLock { lastState = state }
+  }
+
+  func beginTransaction() -> any FileTransaction {
+    InMemoryTransaction(file: self)
   }
 
   func watch(_ onEvent: @escaping @Sendable (FileWatchEvent) -> Void) -> WatchToken {
     fileSystem.watch(path: path) { onEvent(.replaced) }
+  }
+}
+
+/// A transaction on an ``InMemoryFile``: the file system's lock, held until ``end()``.
+private final class InMemoryTransaction: FileTransaction {
+  private let file: InMemoryFile
+  private var isHeld = true
+  let change: Result<FileState, any Error>?
+
+  init(file: InMemoryFile) {
+    self.file = file
+    file.fileSystem.lockExclusively()
+    change = (try? file.readIfChanged()).map { .success($0) }
+  }
+
+  func commit(_ state: FileState) throws {
+    guard isHeld else { throw TransactionEnded(path: file.path) }
+    switch state {
+    case let .contents(data): file.fileSystem.write(data, atPath: file.path)
+    case .missing: file.fileSystem.removeFile(atPath: file.path)
+    }
+    file.remember(state)
+  }
+
+  func end() {
+    guard isHeld else { return }
+    isHeld = false
+    file.fileSystem.unlockExclusively()
+  }
+
+  deinit {
+    end()
   }
 }

@@ -13,7 +13,7 @@ public final class InMemoryFileSystem: Sendable {
     var nextWatcherID = 0
   }
 
-  // Recursive: a save made inside exclusive access re-enters on the same thread.
+  // Recursive: a transaction's own reads and writes take it again on the same thread.
   private let state = RecursiveLockIsolated(State())
   // Changes are announced off the writer's thread, so that no lock is held across the call.
   private let announcements = DispatchQueue(label: "SharedState.InMemoryFileSystem")
@@ -51,8 +51,14 @@ public final class InMemoryFileSystem: Sendable {
     announceChange(atPath: path)
   }
 
-  func withExclusiveAccess<R>(_ body: () throws -> R) rethrows -> R {
-    try state.withLock(body)
+  /// Takes the file system's lock for a transaction; the same thread may take it again.
+  func lockExclusively() {
+    state.lock()
+  }
+
+  /// Releases what ``lockExclusively()`` took.
+  func unlockExclusively() {
+    state.unlock()
   }
 
   func watch(path: String, onChange: @escaping @Sendable () -> Void) -> WatchToken {

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// `@unchecked Sendable`: `value` is only touched with `lock` held.
 final class RecursiveLockIsolated<Value>: @unchecked Sendable {
-  private let lock = NSRecursiveLock()
+  private let recursiveLock = NSRecursiveLock()
   private var value: Value
 
   init(_ value: Value) {
@@ -13,11 +13,16 @@ final class RecursiveLockIsolated<Value>: @unchecked Sendable {
 
   /// Runs `body` with exclusive access to the value.
   func withValue<R>(_ body: (inout Value) throws -> R) rethrows -> R {
-    try lock.withLock { try body(&value) }
+    try recursiveLock.withLock { try body(&value) }
   }
 
-  /// Runs `body` holding the lock, without touching the value.
-  func withLock<R>(_ body: () throws -> R) rethrows -> R {
-    try lock.withLock(body)
+  /// Takes the lock, without touching the value, until ``unlock()`` on the same thread.
+  func lock() {
+    recursiveLock.lock()
+  }
+
+  /// Releases what ``lock()`` took.
+  func unlock() {
+    recursiveLock.unlock()
   }
 }

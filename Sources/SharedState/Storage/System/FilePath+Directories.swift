@@ -21,26 +21,21 @@ extension FilePath {
   ///
   /// The corresponding C function is `mkdir`, once for each missing directory.
   func createDirectories(permissions: FilePermissions) throws(Errno) {
-    if (try? stat())?.type == .directory { return }
+    if (try? entryStatus())?.type == .directory { return }
     var parent = self
     if parent.removeLastComponent(), !parent.isEmpty, parent != self {
       try parent.createDirectories(permissions: permissions)
     }
-    let result = withPlatformString { mkdir($0, permissions.rawValue) }
-    if result == -1, errno != EEXIST { throw Errno(rawValue: errno) }
+    do {
+      try systemCall { withPlatformString { mkdir($0, permissions.rawValue) } }
+    } catch .fileExists {
+      // Made meanwhile by someone else.
+    }
   }
 
   /// Whether something exists at this path (a dangling symbolic link counts).
   var exists: Bool {
-    (try? stat(followTargetSymlink: false)) != nil
-  }
-
-  /// Removes the directory entry at this path (not a directory).
-  ///
-  /// The corresponding C function is `unlink`.
-  func unlink() throws(Errno) {
-    let result = withPlatformString { Glibc.unlink($0) }
-    if result == -1 { throw Errno(rawValue: errno) }
+    (try? entryStatus()) != nil
   }
 
   /// The names of the entries of this directory, as the bytes the file system holds (without

@@ -1,0 +1,40 @@
+/// One cross-process read-modify-write of a key's stored value, as `withLock` uses it: begun by
+/// ``CrossProcessKey/beginTransaction()`` (locks taken, the value brought up to date), then the
+/// mutation, then ``commit(_:)`` of the new value (or nothing), then ``end()``.
+///
+/// Used on one thread, from beginning to end.
+final class KeyTransaction<Value> {
+  /// What the storage holds when it changed since the key last read or wrote it
+  /// (`.success(nil)` when nothing is stored any more), the error when it cannot be read or
+  /// decoded, or `nil` when it did not change.
+  let change: Result<Value?, any Error>?
+  private let commitValue: (Value) throws -> Void
+  private let release: () -> Void
+  private var isOpen = true
+
+  init(
+    change: Result<Value?, any Error>?,
+    commit: @escaping (Value) throws -> Void,
+    end: @escaping () -> Void
+  ) {
+    self.change = change
+    commitValue = commit
+    release = end
+  }
+
+  /// Stores `value`, atomically; a commit that throws stored nothing.
+  func commit(_ value: Value) throws {
+    try commitValue(value)
+  }
+
+  /// Releases the locks. Later calls do nothing.
+  func end() {
+    guard isOpen else { return }
+    isOpen = false
+    release()
+  }
+
+  deinit {
+    end()
+  }
+}

@@ -1,0 +1,175 @@
+import Atomics
+import Foundation
+import SystemPackage
+
+/// The lock file, memory-mapped: a page every cooperating process shares, which says what the
+/// last cooperating write left at the target name, so that nobody opens the target to learn it.
+///
+/// ## Layout (little-endian 64-bit words, then bytes)
+///
+/// | word | meaning |
+/// |---|---|
+/// | 0 | the sequence: even when quiet, odd while a writer is between starting to write the scratch file and finishing this page (a seqlock); it grows by 2 with each write |
+/// | 1 | the sequence the words below describe |
+/// | 2–8 | the identity of the inode at the target name after that write (device, inode, size, modification and change times) |
+/// | 9 | 0: no copy; 1: no file at the target; 2: the contents follow |
+/// | 10 | the contents' length |
+/// | 16… | the contents, when they fit (up to ``contentsCapacity`` bytes) |
+///
+/// The file is the truth and the page only a cache, which is trusted only when it is provably
+/// current: its sequence is even and unchanged around the read, the described sequence equals
+/// it, and the identity equals what `fstatat` finds at the target name now. A writer killed
+/// mid-update leaves an odd sequence, or an identity that no longer matches, or a described
+/// sequence behind: all detectably stale. The old edition of this library wrote only word 0,
+/// which leaves the described sequence behind as well.
+///
+/// `@unchecked Sendable`: the mapping is shared memory that other processes write anyway; every
+/// access goes through atomics or is validated by the seqlock, and it is never unmapped while the
+/// page lives.
+final class CoordinationPage: @unchecked Sendable {
+  /// The length of the mapping and the size the lock file is grown to.
+  static let length = 4096
+  static let contentsOffset = 128
+  /// The most bytes of contents the page holds.
+  static let contentsCapacity = length - contentsOffset
+
+  private let base: UnsafeMutableRawPointer
+
+  private init(base: UnsafeMutableRawPointer) {
+    self.base = base
+  }
+
+  deinit {
+    unmapShared(base, length: Self.length)
+  }
+
+  /// Maps the page of an open lock file, when it can be trusted: a regular file of at least a
+  /// page that only its owner (this user, or root) can write, on a local file system. Returns
+  /// `nil` otherwise, and the file alone is used.
+  ///
+  /// A file someone else can write (or shorten: a mapped page past the end faults) is not
+  /// mapped.
+  static func map(_ descriptor: FileDescriptor, status: Stat) -> CoordinationPage? {
+    let owner = status.rawValue.st_uid
+    guard owner == geteuid() || owner == 0,
+      status.rawValue.st_mode & 0o022 == 0,
+      status.rawValue.st_size >= length,
+      (try? descriptor.isOnNetworkFileSystem()) == false,
+      let base = try? descriptor.mapShared(length: length)
+    else { return nil }
+    return CoordinationPage(base: base)
+  }
+
+  private func word(_ index: Int) -> UnsafeAtomic<UInt64> {
+    UnsafeAtomic(at: (base + index * 8).assumingMemoryBound(to: UInt64.AtomicRepresentation.self))
+  }
+
+  /// The sequence now, read without any lock.
+  var sequence: UInt64 { word(0).load(ordering: .acquiring) }
+
+  /// What one consistent read of the page found.
+  struct Snapshot {
+    /// The sequence (even).
+    let sequence: UInt64
+    /// The identity at the target name after the write that made `sequence`, when the page
+    /// describes that write: `nil` for "no file", and `.some(nil)` when the page is stale.
+    let description: Description?
+
+    struct Description {
+      let identity: FileIdentity?
+      /// The contents, when they were copied into the page (or `.missing`).
+      let state: FileState?
+    }
+  }
+
+  /// Reads the page consistently, without any lock; `nil` when a writer is busy (or died busy)
+  /// after `attempts` tries, so that the caller reads the file instead of spinning.
+  ///
+  /// - Parameter includingContents: Whether to copy the contents out as well.
+  func snapshot(includingContents: Bool, attempts: Int = 64) -> Snapshot? {
+    for _ in 0..<attempts {
+      let before = word(0).load(ordering: .acquiring)
+      if before & 1 == 1 {
+        sched_yield()
+        continue
+      }
+      let described = word(1).load(ordering: .relaxed)
+      let kind = word(9).load(ordering: .relaxed)
+      var description: Snapshot.Description?
+      if described == before, kind == 1 {
+        description = Snapshot.Description(identity: nil, state: .missing)
+      } else if described == before, kind == 2 || kind == 3 {
+        let identity = FileIdentity(
+          device: word(2).load(ordering: .relaxed),
+          inode: word(3).load(ordering: .relaxed),
+          size: Int64(bitPattern: word(4).load(ordering: .relaxed)),
+          modificationSeconds: Int64(bitPattern: word(5).load(ordering: .relaxed)),
+          modificationNanoseconds: Int64(bitPattern: word(6).load(ordering: .relaxed)),
+          changeSeconds: Int64(bitPattern: word(7).load(ordering: .relaxed)),
+          changeNanoseconds: Int64(bitPattern: word(8).load(ordering: .relaxed))
+        )
+        var state: FileState?
+        let count = Int(truncatingIfNeeded: word(10).load(ordering: .relaxed))
+        if kind == 2, includingContents, count >= 0, count <= Self.contentsCapacity {
+          state = .contents(Data(bytes: base + Self.contentsOffset, count: count))
+        }
+        description = Snapshot.Description(identity: identity, state: state)
+      }
+      atomicMemoryFence(ordering: .acquiring)
+      if word(0).load(ordering: .relaxed) == before {
+        return Snapshot(sequence: before, description: description)
+      }
+    }
+    return nil
+  }
+
+  /// Marks the start of a write: the sequence turns odd, so that lock-free readers distrust the
+  /// page and what they read of the target until ``finishWrite(identity:state:)``. Call it
+  /// holding the exclusive lock.
+  ///
+  /// - Returns: The sequence the write will end at.
+  func beginWrite() -> UInt64 {
+    let current = word(0).load(ordering: .relaxed)
+    // An odd sequence is a writer that died mid-update: carry on from it.
+    let busy = current | 1
+    word(0).store(busy, ordering: .relaxed)
+    atomicMemoryFence(ordering: .releasing)
+    return busy &+ 1
+  }
+
+  /// Publishes what a write left at the target name and ends it at `sequence`. `state` is
+  /// copied when it fits.
+  func finishWrite(sequence: UInt64, identity: FileIdentity?, state: FileState) {
+    switch (state, identity) {
+    case (.missing, _):
+      word(9).store(1, ordering: .relaxed)
+    case let (.contents(data), identity?):
+      for (index, value) in [
+        identity.device, identity.inode, UInt64(bitPattern: identity.size),
+        UInt64(bitPattern: identity.modificationSeconds), UInt64(bitPattern: identity.modificationNanoseconds),
+        UInt64(bitPattern: identity.changeSeconds), UInt64(bitPattern: identity.changeNanoseconds),
+      ].enumerated() {
+        word(2 + index).store(value, ordering: .relaxed)
+      }
+      if data.count <= Self.contentsCapacity {
+        data.withUnsafeBytes { bytes in
+          if let source = bytes.baseAddress { (base + Self.contentsOffset).copyMemory(from: source, byteCount: bytes.count) }
+        }
+        word(10).store(UInt64(data.count), ordering: .relaxed)
+        word(9).store(2, ordering: .relaxed)
+      } else {
+        word(9).store(3, ordering: .relaxed)
+      }
+    case (.contents, nil):
+      word(9).store(0, ordering: .relaxed)
+    }
+    word(1).store(sequence, ordering: .relaxed)
+    word(0).store(sequence, ordering: .releasing)
+  }
+
+  /// Ends a write that did not finish (it failed before or after the exchange) at `sequence`,
+  /// leaving the page describing an older sequence: stale, so that everyone reads the file.
+  func abandonWrite(sequence: UInt64) {
+    word(0).store(sequence, ordering: .releasing)
+  }
+}

@@ -1,0 +1,162 @@
+import Foundation
+import SystemPackage
+
+/// A handle on a stored file on disk: what one user (a key's live reference) last read or wrote
+/// of it. The process-wide machinery for the path (locks, the coordination page, descriptors) is
+/// the ``DiskPath`` it shares with every other handle on the same path.
+///
+/// It tells a change made by anyone else from its own write by the sequence and the identity at
+/// the target name it recorded, never by timestamps alone: the sequence covers cooperating
+/// writers (whose exchanges bring inodes back), the identity covers programs that do not take
+/// part.
+///
+/// `@unchecked Sendable`: `knowledge` and `writtenIdentity` are only touched with `lock` held.
+final class DiskFile: StoredFile, @unchecked Sendable {
+  fileprivate let disk: DiskPath
+  fileprivate let durability: FileDurability
+  private let lock = NSLock()
+  private var knowledge = FileKnowledge()
+  /// The identity at the target name right after this handle's own last write.
+  private var writtenIdentity: FileIdentity?
+
+  /// - Parameters:
+  ///   - path: An absolute, lexically normal path.
+  ///   - durability: How far each write goes before it returns.
+  ///   - filePermissions: The permissions of files it creates (less the umask).
+  ///   - directoryPermissions: The permissions of directories it creates (less the umask).
+  init(
+    path: FilePath,
+    durability: FileDurability,
+    filePermissions: FilePermissions,
+    directoryPermissions: FilePermissions
+  ) {
+    disk = DiskPath.forTarget(path, filePermissions: filePermissions, directoryPermissions: directoryPermissions)
+    self.durability = durability
+  }
+
+  var path: String { disk.paths.target.string }
+
+  fileprivate var known: FileKnowledge {
+    lock.withLock { knowledge }
+  }
+
+  fileprivate func remember(_ fresh: FileKnowledge, written: Bool = false) {
+    lock.withLock {
+      knowledge = fresh
+      if written { writtenIdentity = fresh.identity }
+    }
+  }
+
+  fileprivate func isOwnWrite(_ target: Stat?) -> Bool {
+    guard let target else { return true }
+    return lock.withLock { FileIdentity(target) == writtenIdentity }
+  }
+
+  func read() throws -> FileState {
+    // At load: the page is used when this process has it already, never mapped for a read alone
+    // (a program may open thousands of keys).
+    let fresh = try disk.readFromPage(mapping: false) ?? disk.readLocked()
+    remember(fresh)
+    return fresh.state ?? .missing
+  }
+
+  func readIfChanged() throws -> FileState? {
+    let previous = known.state
+    let fresh = try disk.readFromPage(mapping: true) ?? disk.readLocked()
+    remember(fresh)
+    return fresh.state == previous ? nil : fresh.state
+  }
+
+  func beginTransaction() -> any FileTransaction {
+    DiskFileTransaction(file: self)
+  }
+
+  func watch(_ onEvent: @escaping @Sendable (FileWatchEvent) -> Void) -> WatchToken {
+    let name = disk.paths.name
+    do {
+      return try DirectoryWatcher.shared.watch(directory: disk.paths.directory) { [weak self] event in
+        switch event {
+        case .entryChanged(name, .replaced):
+          // Most replacements are this process's own writes, or ones the page already showed:
+          // skip them without opening anything.
+          guard let self else { return }
+          if !disk.isUnchanged(since: known) { onEvent(.replaced) }
+        case .entryChanged(name, .writtenInPlace):
+          onEvent(.writtenInPlace)
+        case .rescan:
+          onEvent(.resynchronize)
+        case .entryChanged:
+          break
+        }
+      }
+    } catch {
+      onEvent(.unwatched(WatchFailure(errno: error as? Errno, reason: "it cannot be watched (\(error))")))
+      return .inert
+    }
+  }
+}
+
+/// A transaction on a ``DiskFile``: see ``FileTransaction``.
+private final class DiskFileTransaction: FileTransaction {
+  private let file: DiskFile
+  /// Why the locks could not be taken; `nil` once they are.
+  private let beginError: (any Error)?
+  private var isHeld: Bool
+  let change: Result<FileState, any Error>?
+  /// The entry at the target name, as the last refresh or commit left it.
+  private var target: Result<Stat?, any Error>
+  /// Whether that entry is this handle's own write (or none).
+  private var targetIsOwn: Bool
+
+  init(file: DiskFile) {
+    self.file = file
+    do {
+      try file.disk.lockExclusively()
+    } catch {
+      beginError = error
+      isHeld = false
+      // Without the lock the write will fail; there is nothing to refresh for it.
+      change = nil
+      target = .failure(error)
+      targetIsOwn = false
+      return
+    }
+    beginError = nil
+    isHeld = true
+    let refresh = file.disk.refresh(file.known)
+    file.remember(refresh.knowledge)
+    change = refresh.change
+    target = refresh.target
+    targetIsOwn = (try? refresh.target.get()).map(file.isOwnWrite) ?? false
+  }
+
+  func commit(_ state: FileState) throws {
+    guard isHeld else { throw beginError ?? TransactionEnded(path: file.path) }
+    let existing = try target.get()
+    let written = try file.disk.write(
+      state,
+      replacing: existing,
+      carryingPermissions: !targetIsOwn,
+      durability: file.durability
+    )
+    file.remember(written, written: true)
+    target = .success(nil)
+    targetIsOwn = true
+  }
+
+  func end() {
+    guard isHeld else { return }
+    isHeld = false
+    file.disk.unlockExclusively()
+  }
+
+  deinit {
+    end()
+  }
+}
+
+/// The error for a commit after its transaction ended.
+struct TransactionEnded: Error, CustomStringConvertible {
+  let path: String
+  var description: String { "the transaction on \(path) has ended" }
+}

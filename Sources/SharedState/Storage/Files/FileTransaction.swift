@@ -1,0 +1,20 @@
+/// An exclusive, cross-process read-modify-write of one stored file, begun by
+/// ``StoredFile/beginTransaction()``: begin (locks taken, the handle brought up to date), the
+/// caller's decision, then ``commit(_:)`` or nothing, then ``end()``.
+///
+/// Used alike by `withLock` and by a plain save; nothing in it re-enters.
+protocol FileTransaction: AnyObject {
+  /// What the file holds, when it changed since the handle last read or wrote it; the error when
+  /// it could not be read or the locks could not be taken; `nil` when it did not change.
+  var change: Result<FileState, any Error>? { get }
+
+  /// Replaces the file's contents atomically (`.missing` removes it). Everything that can fail
+  /// is checked before the file is replaced, so that a commit that throws changed nothing.
+  ///
+  /// - Throws: Why the transaction could not begin (the locks could not be taken), a
+  ///   ``RefusedEntry``, or the system's error.
+  func commit(_ state: FileState) throws
+
+  /// Releases the locks. Later calls do nothing.
+  func end()
+}

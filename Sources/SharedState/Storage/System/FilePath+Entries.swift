@@ -1,0 +1,54 @@
+import CSystemCalls
+import SystemPackage
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+extension FilePath {
+  /// What the system knows of the entry at this path itself (a symbolic link is not followed).
+  ///
+  /// The corresponding C function is `fstatat` with `AT_SYMLINK_NOFOLLOW`.
+  func entryStatus() throws(Errno) -> Stat {
+    var raw = Glibc.stat()
+    try systemCall { withPlatformString { fstatat(AT_FDCWD, $0, &raw, AT_SYMLINK_NOFOLLOW) } }
+    return Stat(rawValue: raw)
+  }
+
+  /// The entry's status, or `nil` when there is no entry at this path.
+  func entryStatusIfPresent() throws(Errno) -> Stat? {
+    do {
+      return try entryStatus()
+    } catch .noSuchFileOrDirectory {
+      return nil
+    }
+  }
+
+  /// Swaps the files at two paths of one file system in one atomic step: a process opening
+  /// either path sees one file or the other, never neither.
+  ///
+  /// The corresponding C call is `renameat2(AT_FDCWD, self, AT_FDCWD, other, RENAME_EXCHANGE)`.
+  func exchange(with other: FilePath) throws(Errno) {
+    try systemCall {
+      withPlatformString { source in
+        other.withPlatformString { target in shared_state_exchange(AT_FDCWD, source, AT_FDCWD, target) }
+      }
+    }
+  }
+
+  /// Renames the file at this path to `other`, replacing what is there in one atomic step.
+  ///
+  /// The corresponding C function is `rename`.
+  func rename(to other: FilePath) throws(Errno) {
+    try systemCall {
+      withPlatformString { source in other.withPlatformString { target in Glibc.rename(source, target) } }
+    }
+  }
+
+  /// Removes the directory entry at this path (not a directory).
+  ///
+  /// The corresponding C function is `unlink`.
+  func unlink() throws(Errno) {
+    try systemCall { withPlatformString { Glibc.unlink($0) } }
+  }
+}

@@ -1,0 +1,21 @@
+import SystemPackage
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Makes one C call of the storage layer, turning its failure into an `Errno`.
+///
+/// Every system call of `Storage/` goes through here: a result of `-1` becomes the `Errno` the
+/// call left in `errno`, and a call interrupted by a signal (`EINTR`) is made again. (`close` is
+/// the exception, see ``FileDescriptor/closeReportingFailure()``: on Linux the descriptor is gone
+/// even when it reports `EINTR`, so it is never retried.)
+@discardableResult
+func systemCall<Result: FixedWidthInteger>(_ call: () -> Result) throws(Errno) -> Result {
+  while true {
+    let result = call()
+    if result != -1 { return result }
+    let error = Errno(rawValue: errno)
+    if error != .interrupted { throw error }
+  }
+}
