@@ -2,34 +2,49 @@
 # Benchmarks SharedState's file storage and app storage against SQLite, measured in the same
 # run on the same directory, then again on tmpfs (/dev/shm). Prints figures; asserts nothing.
 #
-#   throughput  cross-process withLock increments per second, 1/2/4/8 processes, for a file
-#               (--file) and for a key of an app-storage suite (--suite --key), beside SQLite
-#               (WAL, synchronous=NORMAL, BEGIN IMMEDIATE; UPDATE; COMMIT) with the same
-#               process counts, and the ratio SharedState / SQLite
+#   throughput  cross-process withLock increments per second (--processes, default 1 and 4),
+#               for a file (--file) and for a key of an app-storage suite (--suite --key),
+#               beside SQLite (WAL, synchronous=NORMAL, BEGIN IMMEDIATE; UPDATE; COMMIT) and
+#               beside the floor: the same file protocol in C (scripts/bench/protocol_counter.c,
+#               the writer's system calls only, no Swift, no JSON, no watching). Each figure is
+#               the median of --repeat runs, the kinds interleaved; ratios are to SQLite's median
+#               of the same run, and "noise" is the spread of SQLite's own runs around it
 #   latency     from a write in one process to the change seen in another: p50, p99, max over
 #               --pings writes, for a file and for an app-storage key
 #   both again with the fsync durability setting (SQLite: synchronous=FULL)
 #   suite       listing the keys of a suite of 10 000 keys (`shared-demo keys`): time and peak
 #               memory, beside the same for an empty suite
 #
-# usage: scripts/bench.sh [--dir DIR] [--operations N] [--pings N] [--no-tmpfs]
+# usage: scripts/bench.sh [--dir DIR] [--operations N] [--fsync-operations N] [--repeat N]
+#                         [--processes "1 4"] [--pings N] [--no-tmpfs] [--throughput-only]
 #   --dir         the directory on the file system to measure (default: a fresh one in .build)
 #   --operations  increments per configuration, split among the processes (default 20000)
+#   --fsync-operations  the same with fsync (default 2000)
+#   --repeat      runs of each configuration (default 3)
 #   --pings       writes for the latency measurement (default 1000)
+#   --throughput-only  only the throughput tables, on disk
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 dir=""
 operations=20000
+fsync_operations=2000
+repeat=3
+process_counts="1 4"
 pings=1000
 tmpfs=yes
+only_throughput=no
 while [ $# -gt 0 ]; do
   case "$1" in
     --dir) dir="$2"; shift 2 ;;
     --operations) operations="$2"; shift 2 ;;
+    --fsync-operations) fsync_operations="$2"; shift 2 ;;
+    --repeat) repeat="$2"; shift 2 ;;
+    --processes) process_counts="$2"; shift 2 ;;
+    --throughput-only) only_throughput=yes; tmpfs=no; shift ;;
     --pings) pings="$2"; shift 2 ;;
     --no-tmpfs) tmpfs=no; shift ;;
-    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -43,13 +58,17 @@ demo="$(swift build "${scratch[@]}" -c release --show-bin-path)/shared-demo"
 sqlite_counter=".build/bench/sqlite_counter"
 mkdir -p .build/bench
 gcc -O2 -o "$sqlite_counter" scripts/bench/sqlite_counter.c -lsqlite3
+protocol_counter=".build/bench/protocol_counter"
+gcc -O2 -o "$protocol_counter" scripts/bench/protocol_counter.c
 
 now() { date +%s%N; }
 
 # throughput KIND PROCESSES DIR [--fsync]: prints operations per second.
 throughput() {
   local kind="$1" processes="$2" where="$3" fsync="${4:-}"
-  local each=$((operations / processes)) start end pids=()
+  local total=$operations
+  [ -n "$fsync" ] && total=$fsync_operations
+  local each=$((total / processes)) start end pids=()
   rm -rf "$where/counter.json" "$where/.counter.json."* "$where/counter.db"* "$where/suite"
   # SQLite: create the database and switch it to WAL once, before the workers race for it.
   [ "$kind" = sqlite ] && "$sqlite_counter" "$where/counter.db" 0 0 >/dev/null
@@ -59,6 +78,8 @@ throughput() {
       "$demo" increment --file "$where/counter.json" --times "$each" --start-at "$start" $fsync >/dev/null &
     elif [ "$kind" = app ]; then
       "$demo" increment --suite "$where/suite" --key counter --times "$each" --start-at "$start" $fsync >/dev/null &
+    elif [ "$kind" = c ]; then
+      "$protocol_counter" "$where/counter.json" "$each" "$start" ${fsync:+fsync} >/dev/null &
     else
       "$sqlite_counter" "$where/counter.db" "$each" "$start" ${fsync:+full} >/dev/null &
     fi
@@ -102,23 +123,36 @@ latency() {
   rm -f "$output"
 }
 
+# median N...: the median of its arguments.
+median() { printf '%s\n' "$@" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+
 report() {
   local label="$1" where="$2" fsync="${3:-}"
   echo
-  echo "== $label: $where ($(df -T "$where" | awk 'NR == 2 { print $2 }'))${fsync:+, fsync}"
-  printf "%-8s %-10s %14s %14s %8s\n" storage processes "SharedState/s" "SQLite/s" ratio
-  local -A sqlite
-  for processes in 1 2 4 8; do
-    sqlite[$processes]=$(throughput sqlite "$processes" "$where" $fsync)
-  done
-  for kind in file app; do
-    for processes in 1 2 4 8; do
-      local ours theirs="${sqlite[$processes]}"
-      ours=$(throughput "$kind" "$processes" "$where" $fsync)
-      printf "%-8s %-10s %14s %14s %8s\n" "$kind" "$processes" "$ours" "$theirs" \
-        "$(awk -v a="$ours" -v b="$theirs" 'BEGIN { printf "%.2f", a / b }')"
+  echo "== $label: $where ($(df -T "$where" | awk 'NR == 2 { print $2 }'))${fsync:+, fsync (SQLite synchronous=FULL)}, median of $repeat"
+  printf "%-9s %-6s %10s %10s %6s %10s %6s %6s\n" processes kind "ours/s" "SQLite/s" ratio "C floor/s" floor noise
+  for processes in $process_counts; do
+    local -a sqlite=() c=() file=() app=()
+    for _ in $(seq "$repeat"); do
+      sqlite+=("$(throughput sqlite "$processes" "$where" $fsync)")
+      c+=("$(throughput c "$processes" "$where" $fsync)")
+      file+=("$(throughput file "$processes" "$where" $fsync)")
+      app+=("$(throughput app "$processes" "$where" $fsync)")
+    done
+    local s_median c_median noise
+    s_median=$(median "${sqlite[@]}")
+    c_median=$(median "${c[@]}")
+    # SQLite's own spread across the runs, as a fraction of its median.
+    noise=$(printf '%s\n' "${sqlite[@]}" | awk -v m="$s_median" 'NR == 1 { lo = $1; hi = $1 } { if ($1 < lo) lo = $1; if ($1 > hi) hi = $1 } END { printf "±%.0f%%", 50 * (hi - lo) / m }')
+    for kind in file app; do
+      local ours
+      if [ "$kind" = file ]; then ours=$(median "${file[@]}"); else ours=$(median "${app[@]}"); fi
+      printf "%-9s %-6s %10s %10s %6s %10s %6s %6s\n" "$processes" "$kind" "$ours" "$s_median" \
+        "$(ratio "$ours" "$s_median")" "$c_median" "$(ratio "$c_median" "$s_median")" "$noise"
     done
   done
+  [ "$only_throughput" = yes ] && return
   for kind in file app; do
     read -r count p50 p99 max <<<"$(latency "$kind" "$where" $fsync)"
     echo "$kind latency over $count writes: p50=${p50}us p99=${p99}us max=${max}us"
@@ -137,10 +171,10 @@ if [ -z "$dir" ]; then
   trap 'rm -rf "$dir" "${shm:-}"' EXIT
 fi
 mkdir -p "$dir"
-echo "SharedState benchmark, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $operations increments per row"
+echo "SharedState benchmark, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $operations increments per run ($fsync_operations with fsync)"
 report "disk" "$dir"
 report "disk" "$dir" --fsync
-suite_open "$dir"
+[ "$only_throughput" = yes ] || suite_open "$dir"
 if [ "$tmpfs" = yes ] && [ -d /dev/shm ]; then
   shm="$(mktemp -d /dev/shm/sharedstate-bench.XXXXXX)"
   report "tmpfs" "$shm"

@@ -67,6 +67,19 @@ final class CoordinationPage: @unchecked Sendable {
   /// The sequence now, read without any lock.
   var sequence: UInt64 { word(0).load(ordering: .acquiring) }
 
+  /// The sequence once it is even (no write in progress), waiting as ``snapshot(includingContents:attempts:)``
+  /// does; `nil` when it stays odd.
+  func quietSequence(attempts: Int = 16) -> UInt64? {
+    for attempt in 0..<attempts {
+      let sequence = word(0).load(ordering: .acquiring)
+      if sequence & 1 == 0 { return sequence }
+      if attempt + 1 < attempts {
+        if attempt < 2 { sched_yield() } else { usleep(20) }
+      }
+    }
+    return nil
+  }
+
   /// What one consistent read of the page found.
   struct Snapshot {
     /// The sequence (even).
@@ -82,15 +95,20 @@ final class CoordinationPage: @unchecked Sendable {
     }
   }
 
-  /// Reads the page consistently, without any lock; `nil` when a writer is busy (or died busy)
-  /// after `attempts` tries, so that the caller reads the file instead of spinning.
+  /// Reads the page consistently, without any lock; `nil` when a writer stays busy (or died
+  /// busy) through `attempts` tries, so that the caller reads the file instead of spinning.
+  ///
+  /// A busy writer is waited for briefly (a yield, then pauses of 20 µs): a write holds the
+  /// sequence odd for a few system calls, unless its process is descheduled or dead.
   ///
   /// - Parameter includingContents: Whether to copy the contents out as well.
-  func snapshot(includingContents: Bool, attempts: Int = 64) -> Snapshot? {
-    for _ in 0..<attempts {
+  func snapshot(includingContents: Bool, attempts: Int = 16) -> Snapshot? {
+    for attempt in 0..<attempts {
       let before = word(0).load(ordering: .acquiring)
       if before & 1 == 1 {
-        sched_yield()
+        if attempt + 1 < attempts {
+          if attempt < 2 { sched_yield() } else { usleep(20) }
+        }
         continue
       }
       let described = word(1).load(ordering: .relaxed)

@@ -80,7 +80,7 @@ final class DiskFile: StoredFile, @unchecked Sendable {
           // Most replacements are this process's own writes, or ones the page already showed:
           // skip them without opening anything.
           guard let self else { return }
-          if !disk.isUnchanged(since: known) { onEvent(.replaced) }
+          if !disk.isUnchanged(since: { known }) { onEvent(.replaced) }
         case .entryChanged(name, .writtenInPlace):
           onEvent(.writtenInPlace)
         case .rescan:

@@ -130,8 +130,7 @@ final class DiskPath: @unchecked Sendable {
     mutex.lock()
     holder.store(Self.currentThread, ordering: .relaxed)
     do {
-      _ = try acquireFileLock(.exclusive)
-      try preparePage()
+      if let status = try acquireFileLock(.exclusive) { try preparePage(status) }
     } catch {
       releaseFileLock()
       throw error
@@ -152,19 +151,20 @@ final class DiskPath: @unchecked Sendable {
 
   /// Takes the cross-process lock on the lock file. Call with `mutex` held.
   ///
-  /// - Returns: `false` when there is no lock file and `kind` is shared (nothing to wait for).
-  private func acquireFileLock(_ kind: FileDescriptor.LockKind) throws -> Bool {
+  /// - Returns: The lock file's status, or `nil` when there is no lock file and `kind` is shared
+  ///   (nothing to wait for).
+  private func acquireFileLock(_ kind: FileDescriptor.LockKind) throws -> Stat? {
     // A lock file removed since it was opened excludes nobody: start again on the one there
     // now. Bounded, so that an entry that keeps disappearing is an error, not a spin.
     for _ in 0..<64 {
       if lockDescriptor == nil || (kind == .exclusive && !lockIsWritable) {
         closeLockDescriptor()
-        guard try openLockFile(creating: kind == .exclusive) else { return false }
+        guard try openLockFile(creating: kind == .exclusive) else { return nil }
       }
-      guard let descriptor = lockDescriptor else { return false }
+      guard let descriptor = lockDescriptor else { return nil }
       try descriptor.lock(kind)
       let status = try descriptor.status()
-      if status.linkCount == 1 { return true }
+      if status.linkCount == 1 { return status }
       try? descriptor.unlock()
       closeLockDescriptor()
       if status.linkCount > 1 {
@@ -243,9 +243,9 @@ final class DiskPath: @unchecked Sendable {
 
   /// Maps the lock file's page, growing the file to a page first. Call holding the exclusive
   /// lock.
-  private func preparePage() throws {
+  private func preparePage(_ lockStatus: Stat) throws {
     guard let descriptor = lockDescriptor else { return }
-    var status = try descriptor.status()
+    var status = lockStatus
     let inode = UInt64(status.rawValue.st_ino)
     let isMapped = pageLock.withLock { pageInode == inode }
     if isMapped { return }
@@ -602,7 +602,7 @@ final class DiskPath: @unchecked Sendable {
     // Before the first write there is no lock file: read without it, and again under it if a
     // writer created it meanwhile.
     for _ in 0..<8 {
-      let isLocked = try acquireFileLock(.shared)
+      let isLocked = try acquireFileLock(.shared) != nil
       defer { if isLocked { try? lockDescriptor?.unlock() } }
       let knowledge = try readHoldingLock()
       if isLocked || !paths.lock.exists { return knowledge }
@@ -620,10 +620,13 @@ final class DiskPath: @unchecked Sendable {
 
   /// Whether the page says that nothing was written since `known`, and the target name still
   /// holds what `known` names: cheap, lock-free, one `fstatat`. `false` when unsure.
-  func isUnchanged(since known: FileKnowledge) -> Bool {
-    guard known.state != nil, let page = currentPage(mapping: true) else { return false }
-    let sequence = page.sequence
-    guard sequence & 1 == 0, sequence == known.sequence,
+  ///
+  /// - Parameter known: What the handle knows, read once no write is in progress (so that a
+  ///   write of this process that was under way counts as known).
+  func isUnchanged(since knowledge: () -> FileKnowledge) -> Bool {
+    guard let page = currentPage(mapping: true), let sequence = page.quietSequence() else { return false }
+    let known = knowledge()
+    guard known.state != nil, sequence == known.sequence,
       case let .success(status) = lookUpTarget()
     else { return false }
     return status.map(FileIdentity.init) == known.identity

@@ -1,0 +1,152 @@
+// The floor of scripts/bench.sh: SharedState's file protocol (second edition) in C, without
+// Swift, JSON coding or watching. Increments a counter stored as decimal text in FILE, N times,
+// with per increment exactly the writer's system calls of Storage/Files/DiskPath.swift:
+//   fcntl(F_OFD_SETLKW) + fstat (lock file still linked) on the lock file,
+//   fstatat(target); the value from the mapped coordination page when it describes the target,
+//   fstatat(scratch) (still our inode), pwrite (+ ftruncate when the length changes) of the
+//   persistent scratch descriptor, [fsync], renameat2(RENAME_EXCHANGE), fstat of the new target,
+//   [fsync of the directory], the page's seqlock update, fcntl(F_UNLCK).
+//
+// usage: protocol_counter FILE TIMES START_AT_UNIX_NS [fsync]
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { PAGE = 4096, CONTENTS = 128 };
+
+static void sleep_until(long long deadline_ns) {
+  struct timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  long long wait = deadline_ns - ((long long)now.tv_sec * 1000000000LL + now.tv_nsec);
+  if (wait <= 0) return;
+  struct timespec pause = {wait / 1000000000LL, wait % 1000000000LL};
+  nanosleep(&pause, NULL);
+}
+
+static void die(const char *what) {
+  perror(what);
+  exit(1);
+}
+
+static int lock_file(int fd, short type) {
+  struct flock lock = {.l_type = type, .l_whence = SEEK_SET};
+  return fcntl(fd, type == F_UNLCK ? F_OFD_SETLK : F_OFD_SETLKW, &lock);
+}
+
+static void identity(uint64_t *words, const struct stat *s) {
+  words[0] = s->st_dev;
+  words[1] = s->st_ino;
+  words[2] = s->st_size;
+  words[3] = s->st_mtim.tv_sec;
+  words[4] = s->st_mtim.tv_nsec;
+  words[5] = s->st_ctim.tv_sec;
+  words[6] = s->st_ctim.tv_nsec;
+}
+
+int main(int argc, char **argv) {
+  if (argc != 4 && argc != 5) {
+    fprintf(stderr, "usage: protocol_counter FILE TIMES START_AT_UNIX_NS [fsync]\n");
+    return 2;
+  }
+  int durable = argc == 5;
+  const char *target = argv[1];
+  char copy[4096], lock_path[4200], scratch_path[4200];
+  snprintf(copy, sizeof copy, "%s", target);
+  char *name = basename(copy);
+  char directory_copy[4096];
+  snprintf(directory_copy, sizeof directory_copy, "%s", target);
+  char *directory = dirname(directory_copy);
+  snprintf(lock_path, sizeof lock_path, "%s/.%s.sharedstate-lock", directory, name);
+  snprintf(scratch_path, sizeof scratch_path, "%s/.%s.sharedstate-scratch", directory, name);
+  long times = atol(argv[2]);
+
+  int lock = open(lock_path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+  if (lock < 0) die("open lock");
+  if (posix_fallocate(lock, 0, PAGE) != 0) die("fallocate");
+  uint64_t *page = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, lock, 0);
+  if (page == MAP_FAILED) die("mmap");
+  int scratch = -1, at_target = -1;
+  struct stat scratch_status = {0};
+
+  sleep_until(atoll(argv[3]));
+  for (long i = 0; i < times; i++) {
+    if (lock_file(lock, F_WRLCK) != 0) die("lock");
+    struct stat s;
+    if (fstat(lock, &s) != 0 || s.st_nlink != 1) die("lock file");
+    uint64_t sequence = __atomic_load_n(&page[0], __ATOMIC_ACQUIRE);
+    struct stat t;
+    int has_target = fstatat(AT_FDCWD, target, &t, AT_SYMLINK_NOFOLLOW) == 0;
+    long value = 0;
+    uint64_t now[7];
+    if (has_target) identity(now, &t);
+    if (has_target && page[1] == sequence && page[9] == 2 && memcmp(&page[2], now, sizeof now) == 0) {
+      char text[64] = {0};
+      size_t length = page[10] < 63 ? page[10] : 63;
+      memcpy(text, (char *)page + CONTENTS, length);
+      value = atol(text);
+    } else if (has_target) {
+      int fd = open(target, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+      if (fd < 0) die("open target");
+      char text[64] = {0};
+      if (pread(fd, text, 63, 0) < 0) die("read");
+      value = atol(text);
+      if (at_target >= 0) close(at_target);
+      at_target = fd;
+    }
+    value += 1;
+    char text[64];
+    int length = snprintf(text, sizeof text, "%ld", value);
+    // The scratch inode: ours, still at its name?
+    struct stat n;
+    int present = fstatat(AT_FDCWD, scratch_path, &n, AT_SYMLINK_NOFOLLOW) == 0;
+    if (scratch < 0 || !present || n.st_ino != scratch_status.st_ino || n.st_nlink != 1) {
+      if (scratch >= 0) close(scratch);
+      scratch = open(scratch_path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+      if (scratch < 0) die("open scratch");
+      if (fstat(scratch, &scratch_status) != 0) die("fstat scratch");
+    }
+    uint64_t busy = sequence | 1;
+    __atomic_store_n(&page[0], busy, __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    if (pwrite(scratch, text, length, 0) != length) die("pwrite");
+    if (scratch_status.st_size != length) {
+      if (ftruncate(scratch, length) != 0) die("ftruncate");
+      scratch_status.st_size = length;
+    }
+    if (durable && fsync(scratch) != 0) die("fsync");
+    int exchanged = renameat2(AT_FDCWD, scratch_path, AT_FDCWD, target, RENAME_EXCHANGE) == 0;
+    if (!exchanged) {
+      if (errno != ENOENT || rename(scratch_path, target) != 0) die("rename");
+    }
+    int written = scratch;
+    struct stat w;
+    if (fstat(written, &w) != 0) die("fstat written");
+    scratch = exchanged ? at_target : -1;
+    if (scratch >= 0) fstat(scratch, &scratch_status);
+    at_target = written;
+    if (durable) {
+      int d = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      if (d < 0 || fsync(d) != 0) die("fsync directory");
+      close(d);
+    }
+    identity(now, &w);
+    memcpy(&page[2], now, sizeof now);
+    memcpy((char *)page + CONTENTS, text, length);
+    page[10] = length;
+    page[9] = 2;
+    page[1] = busy + 1;
+    __atomic_store_n(&page[0], busy + 1, __ATOMIC_RELEASE);
+    if (lock_file(lock, F_UNLCK) != 0) die("unlock");
+  }
+  printf("ok %ld\n", times);
+  return 0;
+}
