@@ -1,9 +1,9 @@
 import SystemPackage
 
-/// The paths a coordinated file uses beside its target, all in the target's directory.
+/// The paths a stored file on disk uses beside its target, all in the target's directory.
 ///
 /// - `.NAME.sharedstate-lock`: never renamed or replaced, so that every process locks the same
-///   inode; it also holds the write generation.
+///   inode; it is also the coordination page (see ``CoordinationPage``).
 /// - `.NAME.sharedstate-scratch`: where the next contents are written before they are exchanged
 ///   with the target.
 struct CompanionPaths: Hashable, Sendable {

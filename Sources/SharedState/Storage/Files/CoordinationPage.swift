@@ -67,19 +67,6 @@ final class CoordinationPage: @unchecked Sendable {
   /// The sequence now, read without any lock.
   var sequence: UInt64 { word(0).load(ordering: .acquiring) }
 
-  /// The sequence once it is even (no write in progress), waiting as ``snapshot(includingContents:attempts:)``
-  /// does; `nil` when it stays odd.
-  func quietSequence(attempts: Int = 16) -> UInt64? {
-    for attempt in 0..<attempts {
-      let sequence = word(0).load(ordering: .acquiring)
-      if sequence & 1 == 0 { return sequence }
-      if attempt + 1 < attempts {
-        if attempt < 2 { sched_yield() } else { usleep(20) }
-      }
-    }
-    return nil
-  }
-
   /// What one consistent read of the page found.
   struct Snapshot {
     /// The sequence (even).

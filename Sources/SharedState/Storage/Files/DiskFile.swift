@@ -18,6 +18,8 @@ final class DiskFile: StoredFile, @unchecked Sendable {
   private var knowledge = FileKnowledge()
   /// The identity at the target name right after this handle's own last write.
   private var writtenIdentity: FileIdentity?
+  /// Whether a re-check of a change seen while a write was under way is scheduled.
+  private var isRecheckScheduled = false
 
   /// - Parameters:
   ///   - path: An absolute, lexically normal path.
@@ -77,10 +79,7 @@ final class DiskFile: StoredFile, @unchecked Sendable {
       return try DirectoryWatcher.shared.watch(directory: disk.paths.directory) { [weak self] event in
         switch event {
         case .entryChanged(name, .replaced):
-          // Most replacements are this process's own writes, or ones the page already showed:
-          // skip them without opening anything.
-          guard let self else { return }
-          if !disk.isUnchanged(since: { known }) { onEvent(.replaced) }
+          self?.judge(onEvent)
         case .entryChanged(name, .writtenInPlace):
           onEvent(.writtenInPlace)
         case .rescan:
@@ -92,6 +91,34 @@ final class DiskFile: StoredFile, @unchecked Sendable {
     } catch {
       onEvent(.unwatched(WatchFailure(errno: error as? Errno, reason: "it cannot be watched (\(error))")))
       return .inert
+    }
+  }
+}
+
+extension DiskFile {
+  /// Tells `onEvent` of a replacement unless it is this handle's own write or one it already
+  /// knows (most are), judged from the page without opening anything or taking a lock.
+  ///
+  /// While another process's write is under way its own event follows, so nothing is delivered
+  /// now (a watcher reading then would wait for that writer): the change is re-checked a little
+  /// later instead, in case that writer died mid-write.
+  fileprivate func judge(_ onEvent: @escaping @Sendable (FileWatchEvent) -> Void) {
+    switch disk.check({ known }) {
+    case .unchanged:
+      break
+    case .changed:
+      onEvent(.replaced)
+    case .busy:
+      let isScheduled = lock.withLock {
+        defer { isRecheckScheduled = true }
+        return isRecheckScheduled
+      }
+      if isScheduled { return }
+      DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(10)) { [weak self] in
+        guard let self else { return }
+        lock.withLock { isRecheckScheduled = false }
+        if disk.check({ known }) != .unchanged { onEvent(.replaced) }
+      }
     }
   }
 }

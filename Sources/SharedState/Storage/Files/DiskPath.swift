@@ -345,9 +345,11 @@ final class DiskPath: @unchecked Sendable {
     if let atTarget, atTarget.isInode(of: status) {
       return .contents(try readWhole(atTarget.descriptor, size: Int64(status.rawValue.st_size)))
     }
+    // Opened for writing only when it is kept (it becomes the next scratch file): closing a file
+    // opened for writing tells every watcher IN_CLOSE_WRITE, a write in place.
     let opened: (descriptor: FileDescriptor, status: Stat)
     do {
-      opened = try openRegularFile(paths.target, writable: true)
+      opened = try openRegularFile(paths.target, writable: keepsDescriptors)
     } catch let error as Errno where error == .noSuchFileOrDirectory {
       return .missing
     } catch let error as Errno where error == .permissionDenied || error == .readOnlyFileSystem {
@@ -576,7 +578,7 @@ final class DiskPath: @unchecked Sendable {
   /// - Parameter mapping: Whether to map the page if this process has not yet.
   func readFromPage(mapping: Bool) -> FileKnowledge? {
     guard let page = currentPage(mapping: mapping),
-      let snapshot = page.snapshot(includingContents: true),
+      let snapshot = page.snapshot(includingContents: true, attempts: 4),
       let description = snapshot.description, let state = description.state,
       case let .success(status) = lookUpTarget()
     else { return nil }
@@ -618,18 +620,29 @@ final class DiskPath: @unchecked Sendable {
     return FileKnowledge(sequence: sequence, identity: status.map(FileIdentity.init), state: state)
   }
 
-  /// Whether the page says that nothing was written since `known`, and the target name still
-  /// holds what `known` names: cheap, lock-free, one `fstatat`. `false` when unsure.
+  /// What the page says of a handle's knowledge, cheaply and without any lock or wait.
+  enum Check {
+    /// Nothing was written since, and the target name still holds what the handle knows.
+    case unchanged
+    /// Something changed (or there is no trusted page to tell).
+    case changed
+    /// A cooperating write is under way: its own change event follows, unless its writer dies.
+    case busy
+  }
+
+  /// Compares the page and the target name with what a handle knows: at most one `fstatat`.
   ///
-  /// - Parameter known: What the handle knows, read once no write is in progress (so that a
-  ///   write of this process that was under way counts as known).
-  func isUnchanged(since knowledge: () -> FileKnowledge) -> Bool {
-    guard let page = currentPage(mapping: true), let sequence = page.quietSequence() else { return false }
+  /// - Parameter knowledge: What the handle knows, read after the page's sequence (so that a
+  ///   write of this process that just finished counts as known).
+  func check(_ knowledge: () -> FileKnowledge) -> Check {
+    guard let page = currentPage(mapping: true) else { return .changed }
+    let sequence = page.sequence
+    if sequence & 1 == 1 { return .busy }
     let known = knowledge()
     guard known.state != nil, sequence == known.sequence,
       case let .success(status) = lookUpTarget()
-    else { return false }
-    return status.map(FileIdentity.init) == known.identity
+    else { return .changed }
+    return status.map(FileIdentity.init) == known.identity ? .unchanged : .changed
   }
 }
 
