@@ -100,25 +100,10 @@ final class CoordinatedFile: StoredFile, @unchecked Sendable {
   }
 
   func watch(_ onEvent: @escaping @Sendable (FileWatchEvent) -> Void) -> WatchToken {
-    let name = coordinator.paths.name
-    do {
-      return try DirectoryWatcher.shared.watch(directory: coordinator.paths.directory) {
-        [weak self] event in
-        switch event {
-        case .entryChanged(name, .replaced):
-          // Most replacements are this handle's own writes: skip them without reading.
-          if self?.isKnownCurrent() != true { onEvent(.replaced) }
-        case .entryChanged(name, .writtenInPlace):
-          onEvent(.writtenInPlace)
-        case .rescan:
-          onEvent(.resynchronize)
-        case .entryChanged:
-          break
-        }
-      }
-    } catch {
-      onEvent(.unwatched(WatchFailure(errno: error as? Errno, reason: "it cannot be watched (\(error))")))
-      return .inert
+    DirectoryWatcher.shared.watch(file: coordinator.paths.target) { [weak self] event in
+      // Most replacements are this handle's own writes: skip them without reading.
+      if event == .replaced, self?.isKnownCurrent() == true { return }
+      onEvent(event)
     }
   }
 
