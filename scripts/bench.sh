@@ -141,6 +141,7 @@ echo "SharedState benchmark, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $opera
 report "disk" "$dir"
 report "disk" "$dir" --fsync
 suite_open "$dir"
+scripts/bench/watcher.sh "$demo" "$dir" --pings "$pings"  # the watcher: keys open, CPU per write, latency
 if [ "$tmpfs" = yes ] && [ -d /dev/shm ]; then
   shm="$(mktemp -d /dev/shm/sharedstate-bench.XXXXXX)"
   report "tmpfs" "$shm"

@@ -28,9 +28,14 @@ struct Watch: AsyncParsableCommand {
   @Option(help: ArgumentHelp("Open this many descriptors first, as a program with many files open does.", visibility: .hidden))
   var openDescriptors = 0
 
+  @Option(help: ArgumentHelp("With --suite: open this many other keys of the suite first ('open-0', 'open-1', ...), and report on standard error how long that took.", visibility: .hidden))
+  var openKeys = 0
+
   func run() async throws {
     let held = try Self.openDescriptors(openDescriptors)
     defer { for descriptor in held { close(descriptor) } }
+    let others = openOtherKeys()
+    defer { withExtendedLifetime(others) {} }
     let shared = Shared<JSONValue>(wrappedValue: .null, storage.key())
     let outcome = await withTaskGroup(of: Outcome.self) { group in
       group.addTask { await printChanges(of: shared) ? .completed : .endless }
@@ -61,6 +66,20 @@ struct Watch: AsyncParsableCommand {
       Output.error("shared-demo: changes to \(storage.description) cannot be watched: \(reason).")
       throw ExitCode.failure
     }
+  }
+
+  /// Opens `openKeys` keys of the suite, as a program with many settings does, and says how
+  /// long it took: '<count> keys opened in <milliseconds> ms'.
+  private func openOtherKeys() -> [Shared<JSONValue>] {
+    guard openKeys > 0, let suite = storage.suite else { return [] }
+    let store = AppStorageSuite(directory: URL(fileURLWithPath: suite))
+    let start = DispatchTime.now().uptimeNanoseconds
+    let keys = (0..<openKeys).map { index in
+      Shared<JSONValue>(wrappedValue: .null, AppStorageKey<JSONValue>.appStorage("open-\(index)", store: store))
+    }
+    let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+    Output.error("\(openKeys) keys opened in \(String(format: "%.1f", elapsed)) ms")
+    return keys
   }
 
   /// Opens `count` descriptors on /dev/null, raising the soft limit on open files if needed.

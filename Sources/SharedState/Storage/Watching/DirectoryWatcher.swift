@@ -55,19 +55,24 @@ final class DirectoryWatcher: @unchecked Sendable {
 
   /// The registrations of one directory. Only touched with the watcher's `lock` held.
   private final class Directory {
-    var files: [String: [Int: FileWatchRegistration]] = [:]
+    let path: FilePath
+    /// Usually one registration per name: a small array costs less than a dictionary each.
+    var files: [String: ContiguousArray<FileWatchRegistration>] = [:]
     var count = 0
     var state = DirectoryState.pending
     /// Whether its registrations heard ``FileWatchEvent/unwatched(_:)`` and must hear
     /// ``FileWatchEvent/resynchronize`` when it is watched.
     var owesResynchronize = false
+
+    init(path: FilePath) {
+      self.path = path
+    }
   }
 
   // MARK: Guarded by `lock`
 
   private let lock = NSCondition()
   private var directories: [FilePath: Directory] = [:]
-  private var nextID = 0
   /// Bumped whenever a directory starts or stops being wanted.
   private var wantedRevision = 0
   private var owner: WatchOwner?
@@ -90,22 +95,22 @@ final class DirectoryWatcher: @unchecked Sendable {
     let directory = target.removingLastComponent()
     let name = target.lastComponent?.string ?? ""
     lock.lock()
-    let registration = FileWatchRegistration(directory: directory, name: name, id: nextID, onEvent: onEvent)
-    nextID += 1
     let entry: Directory
     if let existing = directories[directory] {
       entry = existing
     } else {
-      entry = Directory()
+      entry = Directory(path: directory)
       directories[directory] = entry
       wantedRevision += 1
       startOwnerIfNeeded()
       wake()
     }
-    entry.files[name, default: [:]][registration.id] = registration
+    // The entry's copy of the path: one string for all the directory's registrations.
+    let registration = FileWatchRegistration(directory: entry.path, name: name, onEvent: onEvent)
+    entry.files[name, default: []].append(registration)
     entry.count += 1
     let deadline = Date().addingTimeInterval(registrationTimeout.seconds)
-    while entry.state == .pending, entry.files[name]?[registration.id] != nil {
+    while entry.state == .pending, entry.files[name]?.contains(where: { $0 === registration }) == true {
       guard lock.wait(until: deadline) else {
         entry.owesResynchronize = true
         registration.post(
@@ -126,8 +131,9 @@ final class DirectoryWatcher: @unchecked Sendable {
     lock.lock()
     defer { lock.unlock() }
     guard let entry = directories[registration.directory],
-      entry.files[registration.name]?.removeValue(forKey: registration.id) != nil
+      let index = entry.files[registration.name]?.firstIndex(where: { $0 === registration })
     else { return }
+    entry.files[registration.name]?.remove(at: index)
     if entry.files[registration.name]?.isEmpty == true { entry.files[registration.name] = nil }
     entry.count -= 1
     if entry.count == 0 {
@@ -190,7 +196,7 @@ final class DirectoryWatcher: @unchecked Sendable {
       entry.state = state
       if let event {
         for registrations in entry.files.values {
-          for registration in registrations.values { registration.post(event) }
+          for registration in registrations { registration.post(event) }
         }
       }
     }
@@ -202,7 +208,7 @@ final class DirectoryWatcher: @unchecked Sendable {
     lock.lock()
     defer { lock.unlock() }
     guard let registrations = directories[directory]?.files[name] else { return }
-    for registration in registrations.values { registration.post(event) }
+    for registration in registrations { registration.post(event) }
   }
 
   /// Has every registration compare with the disk: events were lost.
@@ -211,7 +217,7 @@ final class DirectoryWatcher: @unchecked Sendable {
     defer { lock.unlock() }
     for entry in directories.values {
       for registrations in entry.files.values {
-        for registration in registrations.values { registration.post(.resynchronize) }
+        for registration in registrations { registration.post(.resynchronize) }
       }
     }
   }

@@ -1,32 +1,30 @@
-import Foundation
+import Synchronization
 import SystemPackage
 
 /// One handle's registration with the ``DirectoryWatcher``: it receives the events of one file
 /// and delivers them, one at a time and coalesced, away from the watcher's owner thread.
 ///
-/// `@unchecked Sendable`: the properties under "Pending" are only touched with `lock` held; the
-/// others are constants.
-final class FileWatchRegistration: @unchecked Sendable {
+final class FileWatchRegistration: Sendable {
   /// The directory that holds the file.
   let directory: FilePath
   /// The file's name in `directory`.
   let name: String
-  /// Tells the registration apart from others of the same file.
-  let id: Int
   private let onEvent: @Sendable (FileWatchEvent) -> Void
 
-  // MARK: Pending (guarded by `lock`)
+  /// What waits to be delivered. A `Mutex` keeps it inline: a process may hold 10 000
+  /// registrations.
+  private let pending = Mutex(Pending())
 
-  private let lock = NSLock()
-  private var pendingFailure: WatchFailure?
-  private var pendingChange: FileWatchEvent?
-  private var isScheduled = false
-  private var isCancelled = false
+  private struct Pending {
+    var failure: WatchFailure?
+    var change: FileWatchEvent?
+    var isScheduled = false
+    var isCancelled = false
+  }
 
-  init(directory: FilePath, name: String, id: Int, onEvent: @escaping @Sendable (FileWatchEvent) -> Void) {
+  init(directory: FilePath, name: String, onEvent: @escaping @Sendable (FileWatchEvent) -> Void) {
     self.directory = directory
     self.name = name
-    self.id = id
     self.onEvent = onEvent
   }
 
@@ -36,18 +34,18 @@ final class FileWatchRegistration: @unchecked Sendable {
   ///
   /// Cheap and non-blocking: the watcher's owner thread calls it for every event it routes.
   func post(_ event: FileWatchEvent) {
-    let mustSchedule = lock.withLock { () -> Bool in
-      guard !isCancelled else { return false }
+    let mustSchedule = pending.withLock { pending -> Bool in
+      guard !pending.isCancelled else { return false }
       switch event {
       case let .unwatched(failure):
         // Nothing can be read meaningfully until watching resumes, which a resynchronize says.
-        pendingFailure = failure
-        pendingChange = nil
+        pending.failure = failure
+        pending.change = nil
       default:
-        pendingChange = Self.merge(pendingChange, event)
+        pending.change = Self.merge(pending.change, event)
       }
-      defer { isScheduled = true }
-      return !isScheduled
+      defer { pending.isScheduled = true }
+      return !pending.isScheduled
     }
     if mustSchedule {
       // Off the owner thread; at most one delivery of a registration is scheduled at a time,
@@ -58,10 +56,10 @@ final class FileWatchRegistration: @unchecked Sendable {
 
   /// Stops deliveries; one under way may still finish.
   func cancel() {
-    lock.withLock {
-      isCancelled = true
-      pendingFailure = nil
-      pendingChange = nil
+    pending.withLock { pending in
+      pending.isCancelled = true
+      pending.failure = nil
+      pending.change = nil
     }
   }
 
@@ -81,13 +79,13 @@ final class FileWatchRegistration: @unchecked Sendable {
   /// Delivers what is pending until nothing is; ``DeliveryThreads`` calls it.
   func deliverPending() {
     while true {
-      let (failure, change) = lock.withLock { () -> (WatchFailure?, FileWatchEvent?) in
+      let (failure, change) = pending.withLock { pending -> (WatchFailure?, FileWatchEvent?) in
         defer {
-          pendingFailure = nil
-          pendingChange = nil
+          pending.failure = nil
+          pending.change = nil
         }
-        if pendingFailure == nil && pendingChange == nil { isScheduled = false }
-        return (pendingFailure, pendingChange)
+        if pending.failure == nil && pending.change == nil { pending.isScheduled = false }
+        return (pending.failure, pending.change)
       }
       guard failure != nil || change != nil else { return }
       if let failure { onEvent(.unwatched(failure)) }
