@@ -39,6 +39,15 @@ final class DemoProcess: Sendable {
     process.arguments = arguments
     let outputPipe = Pipe()
     let errorPipe = Pipe()
+    // Close-on-exec, so that a process that tests start at the same moment does not inherit
+    // them: a long-lived one (a watcher) would hold this process's output open, and its reader
+    // would wait for the end of it as long as that one lives. The child gets its own copies.
+    for handle in [
+      outputPipe.fileHandleForReading, outputPipe.fileHandleForWriting,
+      errorPipe.fileHandleForReading, errorPipe.fileHandleForWriting,
+    ] {
+      _ = fcntl(handle.fileDescriptor, F_SETFD, FD_CLOEXEC)
+    }
     process.standardOutput = outputPipe
     process.standardError = errorPipe
     process.standardInput = FileHandle.nullDevice

@@ -29,14 +29,18 @@ final class DeliveryThreads: @unchecked Sendable {
 
   /// Runs `registration.deliverPending()` on one of the threads, soon.
   func schedule(_ registration: FileWatchRegistration) {
-    lock.lock()
-    defer { lock.unlock() }
-    pending.append(registration)
-    if idle > wakeups {
-      wakeups += 1
-      lock.signal()
-    } else if threads < maximumThreads {
+    let mustStartThread = lock.withLock { () -> Bool in
+      pending.append(registration)
+      if idle > wakeups {
+        wakeups += 1
+        lock.signal()
+        return false
+      }
+      guard threads < maximumThreads else { return false }
       threads += 1
+      return true
+    }
+    if mustStartThread {
       let thread = Thread { [self] in work() }
       thread.name = "SharedState.Delivery"
       thread.start()

@@ -21,7 +21,11 @@ import SystemPackage
 /// Locks are only ever taken in this order, never the other way round:
 ///
 /// 1. `DirectoryWatcher.lock` (registrations, directory states, the wake-up file);
-/// 2. a `FileWatchRegistration`'s lock (its pending event).
+/// 2. a `FileWatchRegistration`'s mutex (its pending event);
+/// 3. `DeliveryThreads.lock` (the deliveries waiting for a thread), taken after 2 is released.
+///
+/// Deliveries are scheduled after `DirectoryWatcher.lock` is released, too: scheduling may start
+/// a thread, and registrations wait on that lock.
 ///
 /// No lock is held while libinotifytools waits for an event, nor while a handle's `onEvent`
 /// runs; the owner thread's own state has no lock, since no other thread touches it.
@@ -32,6 +36,9 @@ import SystemPackage
 /// take) is reported to each of its registrations as ``FileWatchEvent/unwatched(_:)``, retried
 /// with a growing pause, and followed by ``FileWatchEvent/resynchronize`` once watched again.
 /// Registering waits for the owner only for a directory that is not watched yet, and at most
+/// ``registrationWait``; a registration that returned before its watch was in place hears
+/// ``FileWatchEvent/resynchronize`` once it is (so that nothing written in between is missed),
+/// or ``FileWatchEvent/unwatched(_:)`` if the owner has not answered within
 /// ``registrationTimeout``.
 ///
 /// `@unchecked Sendable`: every mutable property is only touched with `lock` held.
@@ -39,8 +46,14 @@ final class DirectoryWatcher: @unchecked Sendable {
   /// The watcher every key uses.
   static let shared = DirectoryWatcher()
 
-  /// The longest a registration waits for the owner thread to watch a new directory; past it,
-  /// the registration hears ``FileWatchEvent/unwatched(_:)`` and, later, ``FileWatchEvent/resynchronize``.
+  /// The longest a registration waits for the owner thread to watch a new directory (it answers
+  /// within microseconds on a quiet machine). Past it, the registration returns, and hears
+  /// ``FileWatchEvent/resynchronize`` once the watch is in place: the threads that register are
+  /// often the few of Swift's cooperative pool, which must not stay blocked.
+  let registrationWait: Duration
+
+  /// How long the owner thread may take to watch a new directory before its registrations hear
+  /// ``FileWatchEvent/unwatched(_:)`` (and, later, ``FileWatchEvent/resynchronize``).
   let registrationTimeout: Duration
 
   /// What a registration knows of its directory's watch.
@@ -53,8 +66,11 @@ final class DirectoryWatcher: @unchecked Sendable {
     case failed(WatchFailure)
   }
 
-  /// The registrations of one directory. Only touched with the watcher's `lock` held.
-  private final class Directory {
+  /// The registrations of one directory.
+  ///
+  /// `@unchecked Sendable`: its mutable properties are only touched with the watcher's `lock`
+  /// held (a check scheduled for later takes the lock too).
+  private final class Directory: @unchecked Sendable {
     let path: FilePath
     /// Usually one registration per name: a small array costs less than a dictionary each.
     var files: [String: ContiguousArray<FileWatchRegistration>] = [:]
@@ -63,6 +79,8 @@ final class DirectoryWatcher: @unchecked Sendable {
     /// Whether its registrations heard ``FileWatchEvent/unwatched(_:)`` and must hear
     /// ``FileWatchEvent/resynchronize`` when it is watched.
     var owesResynchronize = false
+    /// Whether a check that the owner answered within ``registrationTimeout`` is scheduled.
+    var isTimeoutScheduled = false
 
     init(path: FilePath) {
       self.path = path
@@ -78,7 +96,8 @@ final class DirectoryWatcher: @unchecked Sendable {
   private var owner: WatchOwner?
   private var wakeFile: FileDescriptor?
 
-  init(registrationTimeout: Duration = .seconds(5)) {
+  init(registrationWait: Duration = .milliseconds(50), registrationTimeout: Duration = .seconds(5)) {
+    self.registrationWait = registrationWait
     self.registrationTimeout = registrationTimeout
   }
 
@@ -87,8 +106,9 @@ final class DirectoryWatcher: @unchecked Sendable {
   ///
   /// Returns once the watch is in place, so that a read made afterwards misses no change; or
   /// once it has failed, which `onEvent` then hears as ``FileWatchEvent/unwatched(_:)``; and never
-  /// later than ``registrationTimeout``. A file whose directory is already watched returns at
-  /// once, without waiting for the owner thread.
+  /// later than ``registrationWait``: then `onEvent` hears ``FileWatchEvent/resynchronize`` once the
+  /// watch is in place, so that a read made afterwards still misses no change. A file whose
+  /// directory is already watched returns at once, without waiting for the owner thread.
   ///
   /// - Parameter target: An absolute, lexically normal path with a file name.
   func watch(file target: FilePath, onEvent: @escaping @Sendable (FileWatchEvent) -> Void) -> WatchToken {
@@ -109,21 +129,33 @@ final class DirectoryWatcher: @unchecked Sendable {
     let registration = FileWatchRegistration(directory: entry.path, name: name, onEvent: onEvent)
     entry.files[name, default: []].append(registration)
     entry.count += 1
-    let deadline = Date().addingTimeInterval(registrationTimeout.seconds)
-    while entry.state == .pending, entry.files[name]?.contains(where: { $0 === registration }) == true {
-      guard lock.wait(until: deadline) else {
-        entry.owesResynchronize = true
-        registration.post(
-          .unwatched(WatchFailure(errno: nil, reason: "the file watcher did not answer within \(registrationTimeout)"))
-        )
-        break
+    let deadline = Date().addingTimeInterval(registrationWait.seconds)
+    while entry.state == .pending, lock.wait(until: deadline) {}
+    if entry.state == .pending {
+      entry.owesResynchronize = true
+      if !entry.isTimeoutScheduled {
+        entry.isTimeoutScheduled = true
+        DispatchQueue.global().asyncAfter(deadline: .now() + registrationTimeout.seconds) { [self] in
+          reportUnanswered(entry)
+        }
       }
     }
-    if case let .failed(failure) = entry.state {
-      registration.post(.unwatched(failure))
-    }
+    let failure: WatchFailure? = if case let .failed(failure) = entry.state { failure } else { nil }
     lock.unlock()
+    if let failure { registration.post(.unwatched(failure)) }
     return WatchToken { [self] in unregister(registration) }
+  }
+
+  /// Tells the registrations of `entry` that they are not watched, if the owner has still not
+  /// answered for it.
+  private func reportUnanswered(_ entry: Directory) {
+    let registrations = lock.withLock { () -> [FileWatchRegistration] in
+      entry.isTimeoutScheduled = false
+      guard entry.state == .pending, directories[entry.path] === entry else { return [] }
+      return Array(entry.files.values.joined())
+    }
+    let failure = WatchFailure(errno: nil, reason: "the file watcher did not answer within \(registrationTimeout)")
+    for registration in registrations { registration.post(.unwatched(failure)) }
   }
 
   private func unregister(_ registration: FileWatchRegistration) {
@@ -142,6 +174,11 @@ final class DirectoryWatcher: @unchecked Sendable {
       // Nothing waits for the removal: it happens when the owner next wakes.
       wake()
     }
+  }
+
+  /// What the registrations of `directory` know of its watch; `nil` when it has none. For tests.
+  func state(of directory: FilePath) -> DirectoryState? {
+    lock.withLock { directories[directory]?.state }
   }
 
   // MARK: The owner's side
@@ -172,8 +209,8 @@ final class DirectoryWatcher: @unchecked Sendable {
     failures: [FilePath: WatchFailure],
     resynchronizing: Set<FilePath>?
   ) {
+    var deliveries: [(ContiguousArray<FileWatchRegistration>, FileWatchEvent)] = []
     lock.lock()
-    defer { lock.unlock() }
     for path in planned {
       guard let entry = directories[path] else { continue }
       let state = failures[path].map(DirectoryState.failed) ?? .watched
@@ -195,31 +232,27 @@ final class DirectoryWatcher: @unchecked Sendable {
       }
       entry.state = state
       if let event {
-        for registrations in entry.files.values {
-          for registration in registrations { registration.post(event) }
-        }
+        for registrations in entry.files.values { deliveries.append((registrations, event)) }
       }
     }
     lock.broadcast()
+    lock.unlock()
+    // Outside the lock: scheduling a delivery may start a thread.
+    for (registrations, event) in deliveries {
+      for registration in registrations { registration.post(event) }
+    }
   }
 
   /// Delivers `event` to the registrations of the file `name` in `directory`.
   func route(_ event: FileWatchEvent, directory: FilePath, name: String) {
-    lock.lock()
-    defer { lock.unlock() }
-    guard let registrations = directories[directory]?.files[name] else { return }
+    guard let registrations = lock.withLock({ directories[directory]?.files[name] }) else { return }
     for registration in registrations { registration.post(event) }
   }
 
   /// Has every registration compare with the disk: events were lost.
   func resynchronizeAll() {
-    lock.lock()
-    defer { lock.unlock() }
-    for entry in directories.values {
-      for registrations in entry.files.values {
-        for registration in registrations { registration.post(.resynchronize) }
-      }
-    }
+    let all = lock.withLock { directories.values.flatMap { $0.files.values.joined() } }
+    for registration in all { registration.post(.resynchronize) }
   }
 
   /// The descriptor of the unnamed file whose writes wake the owner.

@@ -26,21 +26,6 @@ enum InotifyDescriptor {
     return found
   }
 
-  /// The watches the kernel holds for the inotify `descriptor`, read from
-  /// `/proc/self/fdinfo` (lines such as `inotify wd:3 ino:… sdev:… mask:…`, numbers in hex);
-  /// `nil` when it cannot be read.
-  static func liveWatches(of descriptor: Int32) -> Set<WatchDescriptor>? {
-    guard let text = try? String(contentsOfFile: "/proc/self/fdinfo/\(descriptor)", encoding: .utf8) else {
-      return nil
-    }
-    var watches: Set<WatchDescriptor> = []
-    for line in text.split(separator: "\n") where line.hasPrefix("inotify wd:") {
-      let number = line.dropFirst("inotify wd:".count).prefix { $0 != " " }
-      if let value = Int32(number, radix: 16) { watches.insert(WatchDescriptor(rawValue: value)) }
-    }
-    return watches
-  }
-
   /// Why libinotifytools could not start.
   enum Failure: Error, Equatable, CustomStringConvertible {
     /// The system refused an inotify instance (`EMFILE`: the user's
@@ -48,6 +33,9 @@ enum InotifyDescriptor {
     case system(Errno)
     /// The descriptor is 1024 or more, which `select()` cannot wait on.
     case descriptorTooLarge(Int32)
+    /// The library's descriptor could not be told apart (another inotify descriptor was opened
+    /// at the same moment); the next try will tell.
+    case unidentified
 
     var errno: Errno? {
       if case let .system(errno) = self { return errno }
@@ -60,6 +48,8 @@ enum InotifyDescriptor {
         "inotify cannot start: the user's limit of inotify instances (fs.inotify.max_user_instances) is reached"
       case let .system(errno):
         "inotify cannot start: \(errno)"
+      case .unidentified:
+        "inotify's descriptor could not be told apart from another opened at the same moment"
       case let .descriptorTooLarge(descriptor):
         "inotify's descriptor would be \(descriptor), which select() cannot wait on: every descriptor below \(FD_SETSIZE) is taken"
       }

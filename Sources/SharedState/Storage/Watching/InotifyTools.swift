@@ -11,7 +11,7 @@ import SystemPackage
 /// The library's state is process-global and unlocked: only the watcher's owner thread
 /// (``WatchOwner``) may call these. Each call documents the C function it makes.
 enum InotifyTools {
-  /// Starts the library: opens its inotify descriptor.
+  /// Starts the library: opens its inotify descriptor, and returns it.
   ///
   /// The descriptor is kept below 1024, because the library waits on it with `select()`, whose
   /// descriptor set ends there (a larger one would be written past its end): the slot reserved
@@ -22,9 +22,7 @@ enum InotifyTools {
   ///
   /// - Throws: ``InotifyDescriptor/Failure`` naming the system's error (`EMFILE` when the user's
   ///   `fs.inotify.max_user_instances` is reached), or a descriptor too large for `select()`.
-  /// - Returns: The library's descriptor, when it could be told apart.
-  @discardableResult
-  static func initialize() throws(InotifyDescriptor.Failure) -> Int32? {
+  static func initialize() throws(InotifyDescriptor.Failure) -> Int32 {
     let before = InotifyDescriptor.all()
     _ = shared_state_release_low_descriptor()
     let started = inotifytools_initialize() != 0
@@ -34,7 +32,12 @@ enum InotifyTools {
     guard started else {
       throw .system(Errno(rawValue: error == 0 ? EMFILE : error))
     }
-    guard let descriptor = InotifyDescriptor.all().subtracting(before).min() else { return nil }
+    // The library does not tell its descriptor: it is the inotify descriptor that is new.
+    let new = InotifyDescriptor.all().subtracting(before)
+    guard new.count == 1, let descriptor = new.first else {
+      inotifytools_cleanup()
+      throw .unidentified
+    }
     _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
     if descriptor >= FD_SETSIZE {
       inotifytools_cleanup()
@@ -50,33 +53,28 @@ enum InotifyTools {
     inotifytools_cleanup()
   }
 
-  /// Watches a directory, or a file, for `events`, and returns the new watch's descriptor.
+  /// Watches `path` for `events` on the library's inotify `descriptor`, and returns the watch's
+  /// descriptor (the same one again for a path already watched: its events are replaced).
   ///
-  /// The library files a directory under its path with a trailing `/`, which is how the
-  /// descriptor is found again. A path it already lists (a watch the kernel dropped) keeps the
-  /// old entry: the caller must start the library afresh before watching such a path again.
+  /// Watches are added to the library's descriptor directly rather than through
+  /// `inotifytools_watch_file()`: the library files watches by path and keeps the entry of a
+  /// watch the kernel dropped, so that watching a removed and recreated directory again would
+  /// answer with the dead watch's descriptor. Only the library's reading uses its tables, and it
+  /// does not need them.
   ///
-  /// The corresponding C functions are `inotifytools_watch_file()` and
-  /// `inotifytools_wd_from_filename()`.
-  static func watch(_ path: FilePath, for events: InotifyEvents, isDirectory: Bool) throws(Errno) -> WatchDescriptor {
-    guard inotifytools_watch_file(path.string, Int32(bitPattern: events.rawValue)) != 0 else {
-      let error = inotifytools_error()
-      throw Errno(rawValue: error == 0 ? EINVAL : error)
-    }
-    let descriptor = inotifytools_wd_from_filename(isDirectory ? path.string + "/" : path.string)
-    guard descriptor >= 0 else { throw Errno.noSuchFileOrDirectory }
-    return WatchDescriptor(rawValue: descriptor)
+  /// The corresponding C function is `inotify_add_watch(2)`.
+  static func watch(_ path: FilePath, for events: InotifyEvents, on descriptor: Int32) throws(Errno) -> WatchDescriptor {
+    let watch = path.withPlatformString { inotify_add_watch(descriptor, $0, events.rawValue) }
+    guard watch >= 0 else { throw Errno(rawValue: errno) }
+    return WatchDescriptor(rawValue: watch)
   }
 
-  /// Removes a watch that the kernel still holds. (A watch the kernel dropped cannot be
-  /// removed: the library prints an error on standard error and keeps its entry; ask
-  /// ``InotifyDescriptor/liveWatches(of:)`` first.)
+  /// Removes a watch from the library's inotify `descriptor`; a watch the kernel already dropped
+  /// (its directory removed) is no error.
   ///
-  /// The corresponding C function is `inotifytools_remove_watch_by_wd()`.
-  ///
-  /// - Returns: Whether the watch was removed.
-  static func removeWatch(_ descriptor: WatchDescriptor) -> Bool {
-    inotifytools_remove_watch_by_wd(descriptor.rawValue) != 0
+  /// The corresponding C function is `inotify_rm_watch(2)`.
+  static func removeWatch(_ watch: WatchDescriptor, on descriptor: Int32) {
+    _ = inotify_rm_watch(descriptor, watch.rawValue)
   }
 
   /// Waits for the next event, however long it takes, and copies it.

@@ -12,10 +12,8 @@ import SystemPackage
 ///
 /// It never parks: when the library cannot start, it waits for a growing pause (or for a new
 /// registration) and tries again; when a directory cannot be watched, it wakes itself after a
-/// pause and tries again. When a watched directory's inotify watch is lost (the directory was
-/// removed) and the library keeps a stale entry for its path, watching that path again starts
-/// the library afresh; the events of the old instance are lost, so every registration
-/// resynchronizes.
+/// pause and tries again. When reading fails, it starts the library afresh; the events of the
+/// old instance are lost, so every registration resynchronizes.
 ///
 /// `@unchecked Sendable`: all its mutable state is touched by its own thread only (`start()`
 /// is called once, before the thread exists).
@@ -28,8 +26,7 @@ final class WatchOwner: @unchecked Sendable {
     var events: InotifyEvents
     /// The directory the watch was placed on, to notice one created anew at the same path.
     var identity: DirectoryIdentity?
-    /// The kernel dropped it (the directory was removed, its file system unmounted): the
-    /// library still lists its path.
+    /// The kernel dropped it (the directory was removed, its file system unmounted).
     var isDead = false
   }
 
@@ -42,19 +39,14 @@ final class WatchOwner: @unchecked Sendable {
   // MARK: Owner thread only
 
   private var isLibraryStarted = false
-  /// The library's inotify descriptor, when it could be told apart from others.
-  private var libraryDescriptor: Int32?
+  /// The library's inotify descriptor, while it is started.
+  private var libraryDescriptor: Int32 = -1
   private var hasStartedBefore = false
   private var wakeDescriptor: WatchDescriptor?
   private var plan = WatchPlan(wanted: [], exists: { _ in false })
   private var appliedRevision = -1
   private var watches: [FilePath: ActiveWatch] = [:]
   private var pathsByDescriptor: [WatchDescriptor: FilePath] = [:]
-  /// Descriptors this owner removed or saw die: the library returning one for a new watch means
-  /// it answered from a stale entry.
-  private var retiredDescriptors: Set<WatchDescriptor> = []
-  /// Paths the library lists with a watch the kernel dropped.
-  private var stalePaths: Set<FilePath> = []
   /// The watch that served each wanted directory when last planned, to tell which ones changed.
   private var servingWatches: [FilePath: WatchDescriptor?] = [:]
   private var mustReplan = false
@@ -108,7 +100,7 @@ final class WatchOwner: @unchecked Sendable {
       }
       do {
         wakeDescriptor = try InotifyTools.watch(
-          FilePath("/proc/self/fd/\(wakeFile.rawValue)"), for: .modified, isDirectory: false
+          FilePath("/proc/self/fd/\(wakeFile.rawValue)"), for: .modified, on: libraryDescriptor
         )
       } catch {
         InotifyTools.cleanup()
@@ -129,8 +121,6 @@ final class WatchOwner: @unchecked Sendable {
     isLibraryStarted = true
     watches = [:]
     pathsByDescriptor = [:]
-    stalePaths = []
-    retiredDescriptors = []
     // Everything may have changed unseen since an earlier instance stopped.
     let resynchronizeAll = hasStartedBefore
     hasStartedBefore = true
@@ -212,38 +202,25 @@ final class WatchOwner: @unchecked Sendable {
 
   /// Adds, changes and removes inotify watches to match `next`.
   ///
-  /// - Returns: `false` when the library must start afresh (a path to watch has a stale entry).
+  /// - Returns: `false` when the library must start afresh (its descriptor is gone).
   private func reconcile(with next: WatchPlan) -> Bool {
     watchFailures = [:]
-    // Read once, and only when a watch is to go: which watches the kernel still holds.
-    var liveWatches: Set<WatchDescriptor>??
     for (path, watch) in watches {
-      let wantedEvents = next.targets[path]
       let isSameDirectory = !watch.isDead && Self.identity(of: path) == watch.identity
-      if wantedEvents == watch.events && isSameDirectory { continue }
-      if wantedEvents != nil && isSameDirectory {
-        // Only the events differ: watching again changes them in place.
-        continue
-      }
+      // A watch whose events alone differ is changed in place, below.
+      if next.targets[path] != nil && isSameDirectory { continue }
       watches[path] = nil
       pathsByDescriptor[watch.descriptor] = nil
-      retiredDescriptors.insert(watch.descriptor)
-      // The kernel may have dropped the watch (its directory removed) before its event was
-      // read: the library cannot remove it then, and says so on standard error.
-      if liveWatches == nil { liveWatches = libraryDescriptor.flatMap(InotifyDescriptor.liveWatches(of:)) }
-      let isLive = !watch.isDead && (liveWatches??.contains(watch.descriptor) ?? true)
-      if !isLive || !InotifyTools.removeWatch(watch.descriptor) {
-        stalePaths.insert(path)
-      }
+      if !watch.isDead { InotifyTools.removeWatch(watch.descriptor, on: libraryDescriptor) }
     }
     for (path, events) in next.targets where watches[path]?.events != events {
-      if watches[path] == nil, stalePaths.contains(path) { return false }
       let identity = Self.identity(of: path)
       do {
-        let descriptor = try InotifyTools.watch(path, for: events, isDirectory: true)
-        if retiredDescriptors.contains(descriptor) { return false }
+        let descriptor = try InotifyTools.watch(path, for: events, on: libraryDescriptor)
         watches[path] = ActiveWatch(descriptor: descriptor, events: events, identity: identity)
         pathsByDescriptor[descriptor] = path
+      } catch .badFileDescriptor {
+        return false
       } catch {
         watchFailures[path] = WatchFailure(errno: error, reason: Self.reason(watching: path, error))
       }
