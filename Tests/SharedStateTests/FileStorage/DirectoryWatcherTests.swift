@@ -40,11 +40,13 @@ struct DirectoryWatcherTests {
       echo 2 > '\(directory.path("staged"))' && mv '\(directory.path("staged"))' '\(directory.path("b.json"))'
       """
     #expect(try await DemoProcess.shell(command).waitForExit() == 0)
-    #expect(try await eventsA.next(where: { $0 != .resynchronize }) == .writtenInPlace)
-    #expect(try await eventsB.next(where: { $0 != .resynchronize }) == .replaced)
+    // Generous waits: inside the full parallel suite the watcher's thread can be seconds behind
+    // the stress tests' events (and their queue overflows).
+    #expect(try await eventsA.next(seconds: 60, where: { $0 != .resynchronize }) == .writtenInPlace)
+    #expect(try await eventsB.next(seconds: 60, where: { $0 != .resynchronize }) == .replaced)
     // a.json hears nothing of b.json's replacement: one more own event marks the end.
     #expect(try await DemoProcess.shell("rm '\(directory.path("a.json"))'").waitForExit() == 0)
-    #expect(try await eventsA.next(where: { $0 != .resynchronize }) == .replaced)
+    #expect(try await eventsA.next(seconds: 60, where: { $0 != .resynchronize }) == .replaced)
   }
 
   @Test func aSlowHandleDoesNotHoldUpAnother() async throws {
@@ -56,9 +58,9 @@ struct DirectoryWatcherTests {
       guard event != .resynchronize else { return }
       isSlowBusy.setValue(true)
       slowStartedContinuation.yield()
-      // A slow observer: busy until the test lets it go (30 s at most). It blocks a delivery
+      // A slow observer: busy until the test lets it go (90 s at most). It blocks a delivery
       // thread of the watcher's, never one of the tests' tasks.
-      _ = release.wait(timeout: .now() + 30)
+      _ = release.wait(timeout: .now() + 90)
       isSlowBusy.setValue(false)
     }
     defer {
@@ -77,12 +79,14 @@ struct DirectoryWatcherTests {
     try await Self.waitUntilWatched(directory.path("fast.json"))
 
     #expect(try await DemoProcess.shell("echo 1 > '\(directory.path("slow.json"))'").waitForExit() == 0)
-    _ = try await AsyncQueue(slowStarted).next(seconds: 20)
+    // Generous waits: inside the full parallel suite the watcher's thread can be seconds behind
+    // the stress tests' events.
+    _ = try await AsyncQueue(slowStarted).next(seconds: 60)
     written.setValue(DispatchTime.now().uptimeNanoseconds)
     let descriptor = open(directory.path("fast.json"), O_WRONLY | O_CREAT, 0o600)
     try #require(descriptor >= 0)
     close(descriptor)
-    let delivery = try #require(try await AsyncQueue(deliveries).next(seconds: 20))
+    let delivery = try #require(try await AsyncQueue(deliveries).next(seconds: 60))
     #expect(delivery.slowWasBusy, "the other file's event waited for the slow handle")
     print("another file's event was delivered \(String(format: "%.0f", delivery.latency)) µs after its write, while a handle was busy")
   }
