@@ -46,7 +46,7 @@ struct WatcherLimitTests {
     let directory = try TemporaryDirectory()
     let file = directory.path("value.json")
     let watcher = try Self.demoWithLimit(
-      "max_inotify_instances", 0, "watch", "--file", file, "--keep-going", "--timeout", "60"
+      "max_inotify_instances", 0, "watch", "--file", file, "--keep-going", "--timeout", "30"
     )
     #expect(try await watcher.nextLine().hasSuffix(" null"))
     #expect(try await watcher.nextErrorLine().contains("max_user_instances"))
@@ -67,7 +67,7 @@ struct WatcherLimitTests {
     }
     // Its own instance and none more.
     let watcher = try Self.demoWithLimit(
-      "max_inotify_instances", 1, "watch", "--suite", suite, "--key", "watched", "--keep-going", "--timeout", "60"
+      "max_inotify_instances", 1, "watch", "--suite", suite, "--key", "watched", "--keep-going", "--timeout", "30"
     )
     #expect(try await watcher.nextLine().hasSuffix(" 0"))
     for round in 1...3 {
@@ -107,7 +107,7 @@ struct WatcherLimitTests {
   @Test func eventsLostToAFullQueueAreMadeUpFor() async throws {
     let directory = try TemporaryDirectory()
     let file = directory.path("value.json")
-    let watcher = try DemoProcess("watch", "--file", file, "--timeout", "60")
+    let watcher = try DemoProcess("watch", "--file", file, "--timeout", "30")
     #expect(try await watcher.nextLine().hasSuffix(" null"))
     // Stopped, the watcher reads nothing: fill its queue (fs.inotify.max_queued_events) with
     // other files' events, then change the watched file, whose event the kernel drops.

@@ -106,7 +106,10 @@ final class DemoProcess: Sendable {
   }
 
   deinit {
-    if process.isRunning { process.terminate() }
+    // SIGKILL, not SIGTERM: a process started from a thread that blocks signals (Dispatch's
+    // workers do) inherits that mask and would ignore SIGTERM, living on until its own timeout
+    // while holding whatever descriptors it inherited.
+    if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
   }
 }
 

@@ -16,9 +16,12 @@ import SystemPackage
 /// old instance are lost, so every registration resynchronizes.
 ///
 /// `@unchecked Sendable`: all its mutable state is touched by its own thread only (`start()`
-/// is called once, before the thread exists).
+/// is called once, before the thread exists); debug builds check it in `apply` and `handle`.
 final class WatchOwner: @unchecked Sendable {
   private let watcher: DirectoryWatcher
+  /// The owner thread, set first thing on it: debug builds check that only it runs `apply` and
+  /// `handle`.
+  private var ownerThread: pthread_t?
 
   /// One inotify watch.
   private struct ActiveWatch {
@@ -68,6 +71,7 @@ final class WatchOwner: @unchecked Sendable {
   }
 
   private func run() {
+    ownerThread = pthread_self()
     while true {
       guard isLibraryStarted || startLibrary() else { continue }
       if let retryDue, Date() >= retryDue {
@@ -140,6 +144,7 @@ final class WatchOwner: @unchecked Sendable {
   /// Watches what the plan for the wanted directories says, then tells the watcher which
   /// directories are (not) watched and which must resynchronize (`nil`: all).
   private func apply(resynchronizing: Set<FilePath>?) {
+    assert(ownerThread.map { pthread_equal($0, pthread_self()) != 0 } == true, "WatchOwner state touched off its thread")
     mustReplan = false
     var (revision, wanted) = watcher.wantedDirectories()
     var next = WatchPlan(wanted: wanted, exists: Self.isDirectory)
@@ -242,6 +247,7 @@ final class WatchOwner: @unchecked Sendable {
   // MARK: Events
 
   private func handle(_ event: InotifyEvent) {
+    assert(ownerThread.map { pthread_equal($0, pthread_self()) != 0 } == true, "WatchOwner state touched off its thread")
     if event.descriptor == wakeDescriptor { return }
     if event.events.contains(.queueOverflowed) {
       watcher.resynchronizeAll()
