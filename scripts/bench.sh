@@ -175,6 +175,7 @@ echo "SharedState benchmark, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $
 report "disk" "$dir"
 report "disk" "$dir" --fsync
 [ "$only_throughput" = yes ] || suite_open "$dir"
+[ "$only_throughput" = yes ] || scripts/bench/watcher.sh "$demo" "$dir" --pings "$pings"  # the watcher: keys open, CPU per write, latency
 if [ "$tmpfs" = yes ] && [ -d /dev/shm ]; then
   shm="$(mktemp -d /dev/shm/sharedstate-bench.XXXXXX)"
   report "tmpfs" "$shm"

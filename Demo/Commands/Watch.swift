@@ -9,7 +9,8 @@ struct Watch: AsyncParsableCommand {
     discussion: """
       The first line is the value when watching starts. A file that stops decoding is reported \
       on standard error as '<unix-time-in-nanoseconds> error: <sentence>', and watching goes on. \
-      Exits 0 after --changes changes, 1 when --timeout passes first.
+      Exits 0 after --changes changes, 1 when --timeout passes first, and 1 with one sentence on \
+      standard error when changes cannot be watched (inotify's limits reached, say).
       """
   )
 
@@ -21,19 +22,33 @@ struct Watch: AsyncParsableCommand {
   @Option(help: "Exit 1 when this many seconds pass first.")
   var timeout: Double?
 
+  @Flag(help: "When changes cannot be watched, say so on standard error and keep watching: watching resumes by itself when it can.")
+  var keepGoing = false
+
+  @Option(help: ArgumentHelp("Open this many descriptors first, as a program with many files open does.", visibility: .hidden))
+  var openDescriptors = 0
+
+  @Option(help: ArgumentHelp("With --suite: open this many other keys of the suite first ('open-0', 'open-1', ...), and report on standard error how long that took.", visibility: .hidden))
+  var openKeys = 0
+
   func run() async throws {
+    let held = try Self.openDescriptors(openDescriptors)
+    defer { for descriptor in held { close(descriptor) } }
+    let others = openOtherKeys()
+    defer { withExtendedLifetime(others) {} }
     let shared = Shared<JSONValue>(wrappedValue: .null, storage.key())
-    let completed = await withTaskGroup(of: Bool.self) { group in
-      group.addTask { await printChanges(of: shared) }
+    let outcome = await withTaskGroup(of: Outcome.self) { group in
+      group.addTask { await printChanges(of: shared) ? .completed : .endless }
       group.addTask { await printErrors(of: shared) }
       if let timeout {
         group.addTask {
           try? await Task.sleep(nanoseconds: UInt64(timeout * 1_000_000_000))
-          return false
+          return .timedOut
         }
       }
-      // The first task to finish decides: the change count reached, or the timeout.
-      var outcome = false
+      // The first task to finish decides: the change count reached, the timeout, or a state
+      // that cannot be watched.
+      var outcome = Outcome.endless
       for await finished in group {
         outcome = finished
         break
@@ -41,10 +56,50 @@ struct Watch: AsyncParsableCommand {
       group.cancelAll()
       return outcome
     }
-    if !completed {
+    switch outcome {
+    case .completed, .endless:
+      break
+    case .timedOut:
       Output.error("shared-demo: watching \(storage.description) timed out after \(timeout ?? 0) seconds.")
       throw ExitCode.failure
+    case let .unwatched(reason):
+      Output.error("shared-demo: changes to \(storage.description) cannot be watched: \(reason).")
+      throw ExitCode.failure
     }
+  }
+
+  /// Opens `openKeys` keys of the suite, as a program with many settings does, and says how
+  /// long it took: '<count> keys opened in <milliseconds> ms'.
+  private func openOtherKeys() -> [Shared<JSONValue>] {
+    guard openKeys > 0, let suite = storage.suite else { return [] }
+    let store = AppStorageSuite(directory: URL(fileURLWithPath: suite))
+    let start = DispatchTime.now().uptimeNanoseconds
+    let keys = (0..<openKeys).map { index in
+      Shared<JSONValue>(wrappedValue: .null, AppStorageKey<JSONValue>.appStorage("open-\(index)", store: store))
+    }
+    let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+    Output.error("\(openKeys) keys opened in \(String(format: "%.1f", elapsed)) ms")
+    return keys
+  }
+
+  /// Opens `count` descriptors on /dev/null, raising the soft limit on open files if needed.
+  private static func openDescriptors(_ count: Int) throws -> [Int32] {
+    guard count > 0 else { return [] }
+    var limit = rlimit()
+    getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+    limit.rlim_cur = max(limit.rlim_cur, min(limit.rlim_max, rlim_t(count + 64)))
+    setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+    return try (0..<count).map { _ in
+      let descriptor = open("/dev/null", O_RDONLY | O_CLOEXEC)
+      guard descriptor >= 0 else { throw DemoError("Could not open \(count) descriptors: \(String(cString: strerror(errno)))") }
+      return descriptor
+    }
+  }
+
+  /// How watching ended.
+  private enum Outcome: Sendable {
+    case completed, endless, timedOut
+    case unwatched(String)
   }
 
   /// Prints the value and its changes; returns `true` after `changes` changes.
@@ -58,17 +113,22 @@ struct Watch: AsyncParsableCommand {
     return false
   }
 
-  /// Prints each new load error; never finishes on its own.
-  private func printErrors(of shared: Shared<JSONValue>) async -> Bool {
+  /// Prints each new load error; finishes only when the state says it cannot be watched.
+  private func printErrors(of shared: Shared<JSONValue>) async -> Outcome {
     var reported: String?
     while !Task.isCancelled {
-      let message = shared.loadError.map { String(describing: $0) }
+      // Read and track in one step: an error set in between would otherwise go unseen.
+      let (error, changes) = Observed.read { shared.loadError }
+      if !keepGoing, let error = error as? FileStorageError, error.reason == .unwatched {
+        return .unwatched(String(describing: error.underlying))
+      }
+      let message = error.map { String(describing: $0) }
       if let message, message != reported {
         Output.error("\(Output.unixNanoseconds()) error: \(message)")
       }
       reported = message
-      await Observed.nextChange { _ = shared.loadError }
+      await Observed.next(of: changes)
     }
-    return false
+    return .endless
   }
 }

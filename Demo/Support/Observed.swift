@@ -13,4 +13,19 @@ enum Observed {
       continuation.finish()
     }
   }
+
+  /// Reads a value and starts tracking what the read touched, in one step, so that no change
+  /// slips between them: `changes` yields once that changes. Wait for it with ``next(of:)``.
+  static func read<Value: Sendable>(
+    _ read: @escaping @Sendable () -> Value
+  ) -> (value: Value, changes: AsyncStream<Void>) {
+    let (changes, continuation) = AsyncStream<Void>.makeStream()
+    let value = withObservationTracking(read) { continuation.yield() }
+    return (value, changes)
+  }
+
+  /// Waits for the change that `changes`, from ``read(_:)``, announces (or for cancellation).
+  static func next(of changes: AsyncStream<Void>) async {
+    for await _ in changes { break }
+  }
 }

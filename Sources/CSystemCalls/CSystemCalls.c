@@ -4,6 +4,10 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/vfs.h>
+#include <sys/mman.h>
+#include <sys/select.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 int shared_state_exchange(int olddirfd, const char *oldpath, int newdirfd, const char *newpath) {
   return renameat2(olddirfd, oldpath, newdirfd, newpath, RENAME_EXCHANGE);
@@ -28,4 +32,39 @@ int shared_state_file_system_type(int fd, long *type) {
   int result = fstatfs(fd, &status);
   if (result == 0) *type = (long)status.f_type;
   return result;
+}
+
+// The reserved slot, and the inode of the unnamed file that holds it: a program that closes the
+// slot (a daemon closing every descriptor, say) and opens something else there must not lose
+// that to shared_state_release_low_descriptor.
+static int reserved_descriptor = -1;
+static ino_t reserved_inode = 0;
+
+int shared_state_reserve_low_descriptor(void) {
+  if (reserved_descriptor >= 0) return reserved_descriptor;
+  int descriptor = memfd_create("sharedstate-descriptor-reserve", MFD_CLOEXEC);
+  if (descriptor < 0) return -1;
+  struct stat status;
+  if (descriptor >= FD_SETSIZE || fstat(descriptor, &status) != 0) {
+    close(descriptor);
+    return -1;
+  }
+  reserved_descriptor = descriptor;
+  reserved_inode = status.st_ino;
+  return descriptor;
+}
+
+int shared_state_release_low_descriptor(void) {
+  int descriptor = reserved_descriptor;
+  if (descriptor < 0) return -1;
+  reserved_descriptor = -1;
+  struct stat status;
+  if (fstat(descriptor, &status) != 0 || status.st_ino != reserved_inode) return -1;
+  close(descriptor);
+  return descriptor;
+}
+
+// Runs when the library is loaded, before the program has opened many descriptors.
+__attribute__((constructor)) static void shared_state_reserve_at_load(void) {
+  shared_state_reserve_low_descriptor();
 }

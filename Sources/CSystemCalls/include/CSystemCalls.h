@@ -18,4 +18,18 @@ int shared_state_open_unnamed_file(const char *directory);
 /// fstatfs(fd, ...): the file system's type (its magic number, f_type) in `*type`.
 int shared_state_file_system_type(int fd, long *type);
 
+/// Gives up the descriptor slot this library holds in reserve below 1024 (FD_SETSIZE), so that the
+/// next descriptor the process opens takes it (or a lower one). Returns the slot, or -1 when there
+/// is none: never reserved, or the program closed it (then nothing is closed).
+///
+/// libinotifytools waits on its inotify descriptor with select(), which cannot take a descriptor
+/// of 1024 or more; it opens that descriptor with inotify_init(), which takes the lowest free
+/// slot. A slot reserved when the library is loaded, before the program opens many files, keeps
+/// one free below 1024 for it.
+int shared_state_release_low_descriptor(void);
+
+/// Reserves the lowest free descriptor slot, when it is below 1024: see
+/// shared_state_release_low_descriptor. Returns the slot, or -1 (nothing is held then).
+int shared_state_reserve_low_descriptor(void);
+
 #endif

@@ -9,6 +9,10 @@ public struct FileStorageError: Error, CustomStringConvertible {
     case unreadable
     /// The value could not be encoded, or the file could not be written.
     case unwritable
+    /// Changes that other processes make to the file cannot be seen for now (inotify's limits
+    /// are reached, say): the value is what was last read. Watching is retried by itself; once
+    /// it resumes, the value is brought up to date and the error is cleared.
+    case unwatched
   }
 
   /// What went wrong.
@@ -34,6 +38,8 @@ public struct FileStorageError: Error, CustomStringConvertible {
       "\(path) could not be read: \(underlying)"
     case .unwritable:
       "\(path) could not be written: \(underlying)"
+    case .unwatched:
+      "changes to \(path) made elsewhere cannot be seen for now: \(underlying)"
     }
   }
 }

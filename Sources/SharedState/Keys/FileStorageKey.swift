@@ -101,6 +101,11 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   }
 
   /// Watches the file's directory and delivers each change another process or program makes.
+  ///
+  /// While the file cannot be watched (inotify's limits are reached, say), the state's
+  /// ``Shared/loadError`` is a ``FileStorageError`` whose reason is
+  /// ``FileStorageError/Reason/unwatched``; watching is retried, and once it resumes the value
+  /// is read again and the error cleared.
   public func subscribe(
     context: LoadContext<Value>,
     subscriber: SharedSubscriber<Value>
@@ -114,12 +119,32 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
         }
       }
     }
+    // While the file cannot be watched, `loadError` says so; the full read that follows
+    // `resynchronize` brings the value up to date and clears it.
+    let isUnwatched = LockIsolated(false)
     let token = file.watch { event in
       switch event {
-      case .replaced, .writtenInPlace, .resynchronize:
+      case .replaced, .writtenInPlace:
         deliverChange()
+      case .resynchronize:
+        let wasUnwatched = isUnwatched.withValue { isUnwatched in
+          defer { isUnwatched = false }
+          return isUnwatched
+        }
+        if wasUnwatched {
+          subscriber.yieldLatest { [file, path] in
+            do {
+              return decoded(try file.read())
+            } catch {
+              return .failure(FileStorageError(.unreadable, path: path, underlying: error))
+            }
+          }
+        } else {
+          deliverChange()
+        }
       case let .unwatched(failure):
-        reportIssue("Changes that other processes make to \(path) will not be seen: \(failure).")
+        isUnwatched.setValue(true)
+        subscriber.yield(throwing: FileStorageError(.unwatched, path: path, underlying: failure))
       }
     }
     // The value was loaded before the watch was in place: catch up with a change made between.

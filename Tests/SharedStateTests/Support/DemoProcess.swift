@@ -39,6 +39,15 @@ final class DemoProcess: Sendable {
     process.arguments = arguments
     let outputPipe = Pipe()
     let errorPipe = Pipe()
+    // Close-on-exec, so that a process that tests start at the same moment does not inherit
+    // them: a long-lived one (a watcher) would hold this process's output open, and its reader
+    // would wait for the end of it as long as that one lives. The child gets its own copies.
+    for handle in [
+      outputPipe.fileHandleForReading, outputPipe.fileHandleForWriting,
+      errorPipe.fileHandleForReading, errorPipe.fileHandleForWriting,
+    ] {
+      _ = fcntl(handle.fileDescriptor, F_SETFD, FD_CLOEXEC)
+    }
     process.standardOutput = outputPipe
     process.standardError = errorPipe
     process.standardInput = FileHandle.nullDevice
@@ -127,7 +136,10 @@ final class DemoProcess: Sendable {
   }
 
   deinit {
-    if process.isRunning { process.terminate() }
+    // SIGKILL, not SIGTERM: a process started from a thread that blocks signals (Dispatch's
+    // workers do) inherits that mask and would ignore SIGTERM, living on until its own timeout
+    // while holding whatever descriptors it inherited.
+    if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
   }
 }
 

@@ -74,25 +74,13 @@ final class DiskFile: StoredFile, @unchecked Sendable {
   }
 
   func watch(_ onEvent: @escaping @Sendable (FileWatchEvent) -> Void) -> WatchToken {
-    let name = disk.paths.name
-    do {
-      return try DirectoryWatcher.shared.watch(directory: disk.paths.directory) { [weak self] event in
-        switch event {
-        case .entryChanged(name, .replaced):
-          self?.judge(onEvent)
-        case .entryChanged(name, .writtenInPlace):
-          onEvent(.writtenInPlace)
-        case .rescan:
-          onEvent(.resynchronize)
-        case .entryChanged:
-          break
-        }
-      }
-    } catch {
-      onEvent(.unwatched(WatchFailure(errno: error as? Errno, reason: "it cannot be watched (\(error))")))
-      return .inert
+    DirectoryWatcher.shared.watch(file: disk.paths.target) { [weak self] event in
+      guard let self else { return }
+      // Most replacements are this process's own writes, or ones the page already showed.
+      if event == .replaced { judge(onEvent) } else { onEvent(event) }
     }
   }
+
 }
 
 extension DiskFile {

@@ -27,7 +27,8 @@ protocol StoredFile: AnyObject, Sendable {
   /// released. ``FileWatchEvent`` says what is delivered, when and on which thread.
   ///
   /// Returns once the watch is in place, so that a read made afterwards misses no change; or
-  /// once it has failed, which `onEvent` then hears as ``FileWatchEvent/unwatched(_:)``. It never
-  /// waits for an event.
+  /// once it has failed, which `onEvent` then hears as ``FileWatchEvent/unwatched(_:)``; or after
+  /// a short bounded wait for the watcher, in which case `onEvent` hears
+  /// ``FileWatchEvent/resynchronize`` once the watch is in place. It never waits for an event.
   func watch(_ onEvent: @escaping @Sendable (FileWatchEvent) -> Void) -> WatchToken
 }

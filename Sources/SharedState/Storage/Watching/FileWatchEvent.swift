@@ -25,8 +25,9 @@ enum FileWatchEvent: Sendable, Equatable {
   case writtenInPlace
 
   /// Changes may have gone unseen (the kernel's queue overflowed, the directory was removed and
-  /// created again, the watcher started afresh, or watching resumed after ``unwatched(_:)``):
-  /// compare with what is on disk.
+  /// created again, the watcher started afresh, watching resumed after ``unwatched(_:)``, or the
+  /// watch was placed only after the registration returned, on a busy machine): compare with
+  /// what is on disk.
   case resynchronize
 
   /// The file cannot be watched any more, or could not be watched from the start: others'

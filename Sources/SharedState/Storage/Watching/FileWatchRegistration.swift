@@ -1,0 +1,95 @@
+import Synchronization
+import SystemPackage
+
+/// One handle's registration with the ``DirectoryWatcher``: it receives the events of one file
+/// and delivers them, one at a time and coalesced, away from the watcher's owner thread.
+///
+final class FileWatchRegistration: Sendable {
+  /// The directory that holds the file.
+  let directory: FilePath
+  /// The file's name in `directory`.
+  let name: String
+  private let onEvent: @Sendable (FileWatchEvent) -> Void
+
+  /// What waits to be delivered. A `Mutex` keeps it inline: a process may hold 10 000
+  /// registrations.
+  private let pending = Mutex(Pending())
+
+  private struct Pending {
+    var failure: WatchFailure?
+    var change: FileWatchEvent?
+    var isScheduled = false
+    var isCancelled = false
+  }
+
+  init(directory: FilePath, name: String, onEvent: @escaping @Sendable (FileWatchEvent) -> Void) {
+    self.directory = directory
+    self.name = name
+    self.onEvent = onEvent
+  }
+
+  /// Queues `event` for delivery, merged with any event not delivered yet: ``FileWatchEvent/writtenInPlace``
+  /// absorbs ``FileWatchEvent/replaced``, ``FileWatchEvent/resynchronize`` absorbs both, and an
+  /// ``FileWatchEvent/unwatched(_:)`` is delivered before any change that follows it.
+  ///
+  /// Cheap and non-blocking: the watcher's owner thread calls it for every event it routes.
+  func post(_ event: FileWatchEvent) {
+    let mustSchedule = pending.withLock { pending -> Bool in
+      guard !pending.isCancelled else { return false }
+      switch event {
+      case let .unwatched(failure):
+        // Nothing can be read meaningfully until watching resumes, which a resynchronize says.
+        pending.failure = failure
+        pending.change = nil
+      default:
+        pending.change = Self.merge(pending.change, event)
+      }
+      defer { pending.isScheduled = true }
+      return !pending.isScheduled
+    }
+    if mustSchedule {
+      // Off the owner thread; at most one delivery of a registration is scheduled at a time,
+      // so its events arrive one after the other.
+      DeliveryThreads.shared.schedule(self)
+    }
+  }
+
+  /// Stops deliveries; one under way may still finish.
+  func cancel() {
+    pending.withLock { pending in
+      pending.isCancelled = true
+      pending.failure = nil
+      pending.change = nil
+    }
+  }
+
+  /// The event that stands for `pending` followed by `next`.
+  static func merge(_ pending: FileWatchEvent?, _ next: FileWatchEvent) -> FileWatchEvent {
+    func rank(_ event: FileWatchEvent?) -> Int {
+      switch event {
+      case nil: 0
+      case .replaced: 1
+      case .writtenInPlace: 2
+      case .resynchronize, .unwatched: 3
+      }
+    }
+    return rank(next) >= rank(pending) ? next : pending ?? next
+  }
+
+  /// Delivers what is pending until nothing is; ``DeliveryThreads`` calls it.
+  func deliverPending() {
+    while true {
+      let (failure, change) = pending.withLock { pending -> (WatchFailure?, FileWatchEvent?) in
+        defer {
+          pending.failure = nil
+          pending.change = nil
+        }
+        if pending.failure == nil && pending.change == nil { pending.isScheduled = false }
+        return (pending.failure, pending.change)
+      }
+      guard failure != nil || change != nil else { return }
+      if let failure { onEvent(.unwatched(failure)) }
+      if let change { onEvent(change) }
+    }
+  }
+}

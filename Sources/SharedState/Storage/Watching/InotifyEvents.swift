@@ -1,0 +1,49 @@
+import CInotifyTools
+
+/// A set of inotify events: what a watch asks for, and what an event reports (`IN_*` in
+/// `<sys/inotify.h>`).
+struct InotifyEvents: OptionSet, Hashable, Sendable {
+  let rawValue: UInt32
+
+  init(rawValue: UInt32) {
+    self.rawValue = rawValue
+  }
+
+  private init(_ flag: Int32) {
+    rawValue = UInt32(bitPattern: flag)
+  }
+
+  /// A file was modified (`IN_MODIFY`).
+  static let modified = Self(IN_MODIFY)
+  /// A file opened for writing was closed (`IN_CLOSE_WRITE`).
+  static let closedAfterWriting = Self(IN_CLOSE_WRITE)
+  /// An entry was renamed out of the directory (`IN_MOVED_FROM`).
+  static let movedFrom = Self(IN_MOVED_FROM)
+  /// An entry was renamed into the directory (`IN_MOVED_TO`).
+  static let movedTo = Self(IN_MOVED_TO)
+  /// An entry was created in the directory (`IN_CREATE`).
+  static let created = Self(IN_CREATE)
+  /// An entry was removed from the directory (`IN_DELETE`).
+  static let deleted = Self(IN_DELETE)
+  /// The watched item itself was removed (`IN_DELETE_SELF`).
+  static let deletedSelf = Self(IN_DELETE_SELF)
+  /// The watched item itself was moved (`IN_MOVE_SELF`).
+  static let movedSelf = Self(IN_MOVE_SELF)
+  /// The file system of the watched item was unmounted (`IN_UNMOUNT`).
+  static let unmounted = Self(IN_UNMOUNT)
+  /// The kernel's event queue overflowed: events were lost (`IN_Q_OVERFLOW`).
+  static let queueOverflowed = Self(IN_Q_OVERFLOW)
+  /// The watch is gone: removed, or its item deleted (`IN_IGNORED`).
+  static let ignored = Self(IN_IGNORED)
+  /// The event's entry is a directory (`IN_ISDIR`).
+  static let isDirectory = Self(IN_ISDIR)
+  /// Watch the path only when it is a directory (`IN_ONLYDIR`).
+  static let onlyDirectory = Self(IN_ONLYDIR)
+
+  /// The events that may change what a file name in a directory holds.
+  static let entryChanges: Self = [.closedAfterWriting, .movedFrom, .movedTo, .created, .deleted]
+  /// The events that tell that a directory's entries appeared or went.
+  static let entryArrivals: Self = [.movedFrom, .movedTo, .created, .deleted]
+  /// The events that tell that a watch no longer sees its directory at its path.
+  static let watchEnded: Self = [.deletedSelf, .movedSelf, .unmounted, .ignored]
+}

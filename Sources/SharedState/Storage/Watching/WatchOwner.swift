@@ -1,0 +1,296 @@
+import Dispatch
+import Foundation
+import SystemPackage
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The one thread that calls libinotifytools: it starts the library, brings the watches in line
+/// with a ``WatchPlan`` of the wanted directories, waits for events and routes each to the
+/// ``DirectoryWatcher``'s registrations.
+///
+/// It never parks: when the library cannot start, it waits for a growing pause (or for a new
+/// registration) and tries again; when a directory cannot be watched, it wakes itself after a
+/// pause and tries again. When reading fails, it starts the library afresh; the events of the
+/// old instance are lost, so every registration resynchronizes.
+///
+/// `@unchecked Sendable`: all its mutable state is touched by its own thread only (`start()`
+/// is called once, before the thread exists); debug builds check it in `apply` and `handle`.
+final class WatchOwner: @unchecked Sendable {
+  private let watcher: DirectoryWatcher
+  /// The owner thread, set first thing on it: debug builds check that only it runs `apply` and
+  /// `handle`.
+  private var ownerThread: pthread_t?
+
+  /// One inotify watch.
+  private struct ActiveWatch {
+    var descriptor: WatchDescriptor
+    var events: InotifyEvents
+    /// The directory the watch was placed on, to notice one created anew at the same path.
+    var identity: DirectoryIdentity?
+    /// The kernel dropped it (the directory was removed, its file system unmounted).
+    var isDead = false
+  }
+
+  /// A directory's device and inode.
+  struct DirectoryIdentity: Hashable {
+    let device: UInt64
+    let inode: UInt64
+  }
+
+  // MARK: Owner thread only
+
+  private var isLibraryStarted = false
+  /// The library's inotify descriptor, while it is started.
+  private var libraryDescriptor: Int32 = -1
+  private var hasStartedBefore = false
+  private var wakeDescriptor: WatchDescriptor?
+  private var plan = WatchPlan(wanted: [], exists: { _ in false })
+  private var appliedRevision = -1
+  private var watches: [FilePath: ActiveWatch] = [:]
+  private var pathsByDescriptor: [WatchDescriptor: FilePath] = [:]
+  /// The watch that served each wanted directory when last planned, to tell which ones changed.
+  private var servingWatches: [FilePath: WatchDescriptor?] = [:]
+  private var mustReplan = false
+  /// Paths under which a wanted directory appeared, went or was replaced since the last plan:
+  /// it may have held files, changed, in between, unseen.
+  private var disturbedPaths: Set<FilePath> = []
+  private var failures: [FilePath: WatchFailure] = [:]
+  private var backoff = RetryBackoff()
+  private var retryDue: Date?
+
+  init(watcher: DirectoryWatcher) {
+    self.watcher = watcher
+  }
+
+  func start() {
+    let thread = Thread { [self] in run() }
+    thread.name = "SharedState.WatchOwner"
+    thread.start()
+  }
+
+  private func run() {
+    ownerThread = pthread_self()
+    while true {
+      guard isLibraryStarted || startLibrary() else { continue }
+      if let retryDue, Date() >= retryDue {
+        self.retryDue = nil
+        mustReplan = true
+      }
+      if mustReplan || watcher.isWanted(changedSince: appliedRevision) {
+        apply(resynchronizing: [])
+        continue
+      }
+      switch InotifyTools.nextEvent() {
+      case let .success(event):
+        handle(event)
+      case .failure:
+        // A broken read: start over rather than spin on it.
+        restartLibrary()
+      }
+    }
+  }
+
+  // MARK: Starting
+
+  /// Starts libinotifytools and watches the wake-up file; on failure, reports it to every
+  /// registration and waits before the next try.
+  private func startLibrary() -> Bool {
+    do throws(InotifyDescriptor.Failure) {
+      libraryDescriptor = try InotifyTools.initialize()
+      guard let wakeFile = watcher.wakeFileDescriptor else {
+        throw .system(.noSuchFileOrDirectory)
+      }
+      do {
+        wakeDescriptor = try InotifyTools.watch(
+          FilePath("/proc/self/fd/\(wakeFile.rawValue)"), for: .modified, on: libraryDescriptor
+        )
+      } catch {
+        InotifyTools.cleanup()
+        throw .system(error)
+      }
+    } catch {
+      let (revision, wanted) = watcher.wantedDirectories()
+      let failure = WatchFailure(errno: error.errno, reason: error.description)
+      watcher.publish(
+        planned: wanted,
+        failures: Dictionary(uniqueKeysWithValues: wanted.map { ($0, failure) }),
+        resynchronizing: []
+      )
+      let pause = backoff.failed()
+      watcher.waitForWantedChange(since: revision, until: Date().addingTimeInterval(pause.seconds))
+      return false
+    }
+    isLibraryStarted = true
+    watches = [:]
+    pathsByDescriptor = [:]
+    // Everything may have changed unseen since an earlier instance stopped.
+    let resynchronizeAll = hasStartedBefore
+    hasStartedBefore = true
+    apply(resynchronizing: resynchronizeAll ? nil : [])
+    return isLibraryStarted
+  }
+
+  /// Drops the library's state and starts it again.
+  private func restartLibrary() {
+    InotifyTools.cleanup()
+    isLibraryStarted = false
+    wakeDescriptor = nil
+  }
+
+  // MARK: Applying the plan
+
+  /// Watches what the plan for the wanted directories says, then tells the watcher which
+  /// directories are (not) watched and which must resynchronize (`nil`: all).
+  private func apply(resynchronizing: Set<FilePath>?) {
+    assert(ownerThread.map { pthread_equal($0, pthread_self()) != 0 } == true, "WatchOwner state touched off its thread")
+    mustReplan = false
+    var (revision, wanted) = watcher.wantedDirectories()
+    var next = WatchPlan(wanted: wanted, exists: Self.isDirectory)
+    // Watch first, then look: a directory created between the look that made the plan and the
+    // watch raised no event, so look again until the plan holds still.
+    for attempt in 1...8 {
+      guard reconcile(with: next) else {
+        restartLibrary()
+        return
+      }
+      (revision, wanted) = watcher.wantedDirectories()
+      let again = WatchPlan(wanted: wanted, exists: Self.isDirectory)
+      if again == next || attempt == 8 { break }
+      next = again
+    }
+    plan = next
+    appliedRevision = revision
+
+    failures = [:]
+    // A wanted directory now served by another watch than before (it appeared, went, or was
+    // created anew) may have changed unseen in between: the events of a watch that was removed
+    // are not read.
+    var changed: Set<FilePath> = []
+    for directory in wanted {
+      let serving = plan.servingPath[directory] ?? directory
+      let descriptor = watches[serving]?.descriptor
+      if descriptor == nil {
+        failures[directory] = watchFailures[serving]
+          ?? WatchFailure(errno: nil, reason: "\(serving) could not be watched")
+      }
+      if let known = servingWatches[directory], known != descriptor { changed.insert(directory) }
+      servingWatches[directory] = descriptor
+    }
+    for directory in wanted where disturbedPaths.contains(where: directory.starts(with:)) {
+      changed.insert(directory)
+    }
+    disturbedPaths = []
+    for directory in servingWatches.keys where !wanted.contains(directory) {
+      servingWatches[directory] = nil
+    }
+    watcher.publish(
+      planned: wanted,
+      failures: failures,
+      resynchronizing: resynchronizing.map { $0.union(changed) }
+    )
+    if failures.isEmpty {
+      backoff.succeeded()
+      retryDue = nil
+    } else if retryDue == nil {
+      let pause = backoff.failed()
+      retryDue = Date().addingTimeInterval(pause.seconds)
+      DispatchQueue.global().asyncAfter(deadline: .now() + pause.seconds) { [watcher] in
+        watcher.wakeOwner()
+      }
+    }
+  }
+
+  /// Why each path of the last reconciliation could not be watched.
+  private var watchFailures: [FilePath: WatchFailure] = [:]
+
+  /// Adds, changes and removes inotify watches to match `next`.
+  ///
+  /// - Returns: `false` when the library must start afresh (its descriptor is gone).
+  private func reconcile(with next: WatchPlan) -> Bool {
+    watchFailures = [:]
+    for (path, watch) in watches {
+      let isSameDirectory = !watch.isDead && Self.identity(of: path) == watch.identity
+      // A watch whose events alone differ is changed in place, below.
+      if next.targets[path] != nil && isSameDirectory { continue }
+      watches[path] = nil
+      pathsByDescriptor[watch.descriptor] = nil
+      if !watch.isDead { InotifyTools.removeWatch(watch.descriptor, on: libraryDescriptor) }
+    }
+    for (path, events) in next.targets where watches[path]?.events != events {
+      let identity = Self.identity(of: path)
+      do {
+        let descriptor = try InotifyTools.watch(path, for: events, on: libraryDescriptor)
+        watches[path] = ActiveWatch(descriptor: descriptor, events: events, identity: identity)
+        pathsByDescriptor[descriptor] = path
+      } catch .badFileDescriptor {
+        return false
+      } catch {
+        watchFailures[path] = WatchFailure(errno: error, reason: Self.reason(watching: path, error))
+      }
+    }
+    return true
+  }
+
+  private static func reason(watching path: FilePath, _ error: Errno) -> String {
+    switch error {
+    case .noSpace:
+      "\(path) cannot be watched: the user's limit of inotify watches (fs.inotify.max_user_watches) is reached"
+    case .noSuchFileOrDirectory, .notDirectory:
+      "\(path) went away while it was being watched"
+    default:
+      "\(path) cannot be watched: \(error)"
+    }
+  }
+
+  // MARK: Events
+
+  private func handle(_ event: InotifyEvent) {
+    assert(ownerThread.map { pthread_equal($0, pthread_self()) != 0 } == true, "WatchOwner state touched off its thread")
+    if event.descriptor == wakeDescriptor { return }
+    if event.events.contains(.queueOverflowed) {
+      watcher.resynchronizeAll()
+      return
+    }
+    guard let path = pathsByDescriptor[event.descriptor] else { return }
+    if !event.events.isDisjoint(with: InotifyEvents.watchEnded) {
+      if !event.events.isDisjoint(with: [.ignored, .deletedSelf, .unmounted]) {
+        watches[path]?.isDead = true
+      }
+      disturbedPaths.insert(path)
+      mustReplan = true
+      return
+    }
+    let name = event.name
+    if event.events.contains(.isDirectory) {
+      if !event.events.isDisjoint(with: InotifyEvents.entryArrivals), plan.isGuarded(name, in: path) {
+        disturbedPaths.insert(path.appending(name))
+        mustReplan = true
+      }
+      return
+    }
+    guard !name.isEmpty, plan.watchedDirectories.contains(path), !CompanionPaths.isCompanion(name) else {
+      return
+    }
+    // A file created empty is written next: its close or its rename into place is what counts.
+    if event.events.contains(.closedAfterWriting) {
+      watcher.route(.writtenInPlace, directory: path, name: name)
+    } else if !event.events.isDisjoint(with: [.movedFrom, .movedTo, .deleted]) {
+      watcher.route(.replaced, directory: path, name: name)
+    }
+  }
+
+  // MARK: The file system
+
+  private static func isDirectory(_ path: FilePath) -> Bool {
+    var status = stat()
+    return stat(path.string, &status) == 0 && (status.st_mode & S_IFMT) == S_IFDIR
+  }
+
+  private static func identity(of path: FilePath) -> DirectoryIdentity? {
+    var status = stat()
+    guard stat(path.string, &status) == 0 else { return nil }
+    return DirectoryIdentity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
+  }
+}

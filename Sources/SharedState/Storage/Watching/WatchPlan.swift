@@ -1,0 +1,69 @@
+import SystemPackage
+
+/// Which directories to watch, decided from the directories that are wanted and those that
+/// exist. Pure: it asks `exists` and nothing else, so it is tested without the kernel.
+///
+/// - A wanted directory that exists is watched for its files' changes.
+/// - Its parent is watched too, for entries arriving or leaving, with the wanted directory's
+///   name as a *guarded* name: when a process holds files of a removed directory open, the
+///   kernel does not report the removal on the directory itself, only on its parent.
+/// - A wanted directory that does not exist is waited for through its nearest existing
+///   ancestor, guarding the name of the next directory on the way.
+///
+/// An entry arriving or leaving under a guarded name means the plan must be made again.
+struct WatchPlan: Equatable, Sendable {
+  /// What each watched path is watched for.
+  private(set) var targets: [FilePath: InotifyEvents] = [:]
+  /// For each watched path, the names of its entries that lead to a wanted directory.
+  private(set) var guardedNames: [FilePath: Set<String>] = [:]
+  /// The wanted directories that exist, so that their files' events count.
+  private(set) var watchedDirectories: Set<FilePath> = []
+  /// For each wanted directory, the path whose watch it depends on: itself when it exists,
+  /// otherwise its nearest existing ancestor.
+  private(set) var servingPath: [FilePath: FilePath] = [:]
+
+  /// The events of a wanted directory's own watch.
+  static let directoryEvents: InotifyEvents =
+    InotifyEvents.entryChanges.union(InotifyEvents.watchEnded).union(.onlyDirectory)
+  /// The events of a watch that only guards names on the way to a wanted directory.
+  static let guardEvents: InotifyEvents =
+    InotifyEvents.entryArrivals.union(InotifyEvents.watchEnded).union(.onlyDirectory)
+
+  /// The plan for `wanted` absolute, lexically normal directories.
+  init(wanted: some Sequence<FilePath>, exists: (FilePath) -> Bool) {
+    for directory in wanted {
+      if exists(directory) {
+        targets[directory, default: []].formUnion(Self.directoryEvents)
+        watchedDirectories.insert(directory)
+        servingPath[directory] = directory
+        var parent = directory
+        if parent.removeLastComponent(), parent != directory, let name = directory.lastComponent?.string,
+          exists(parent)
+        {
+          guard_(name, in: parent)
+        }
+      } else {
+        var ancestor = directory
+        var next = directory.lastComponent?.string ?? ""
+        while true {
+          let child = ancestor
+          guard ancestor.removeLastComponent(), ancestor != child else { break }
+          next = child.lastComponent?.string ?? next
+          if exists(ancestor) { break }
+        }
+        guard_(next, in: ancestor)
+        servingPath[directory] = ancestor
+      }
+    }
+  }
+
+  private mutating func guard_(_ name: String, in directory: FilePath) {
+    targets[directory, default: []].formUnion(Self.guardEvents)
+    guardedNames[directory, default: []].insert(name)
+  }
+
+  /// Whether an entry called `name` arriving or leaving `directory` changes the plan.
+  func isGuarded(_ name: String, in directory: FilePath) -> Bool {
+    guardedNames[directory]?.contains(name) == true
+  }
+}

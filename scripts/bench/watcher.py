@@ -1,0 +1,99 @@
+"""The watcher's rows of the benchmark: opening many keys, and what an outside write costs.
+
+usage: watcher.py DEMO DIR [--writes N]
+
+For 1, 1 000 and 10 000 open keys of one suite, in one `shared-demo watch` process:
+  - the time that process took to open the keys (it reports it itself),
+  - its resident memory once watching, beside the same with no other key open,
+  - its CPU time per outside write: another program (this script) replaces the watched key's
+    file N times, 1 ms apart, and the watching process's CPU time (all its threads, from
+    /proc/PID/task/*/schedstat, in nanoseconds) is read before and after.
+Prints one row per key count.
+"""
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+demo, where = sys.argv[1], sys.argv[2]
+writes = int(sys.argv[sys.argv.index("--writes") + 1]) if "--writes" in sys.argv else 500
+
+
+def cpu_ns(pid):
+    total = 0
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/schedstat") as f:
+                total += int(f.read().split()[0])
+        except (FileNotFoundError, ProcessLookupError):
+            pass  # a thread that just ended
+    return total
+
+
+def rss_mib(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def wait_for_line(stream, deadline, predicate=lambda line: True):
+    while time.time() < deadline:
+        line = stream.readline()
+        if not line:
+            time.sleep(0.001)
+            continue
+        if predicate(line):
+            return line
+    sys.exit("watcher.py: the watching process did not answer in time")
+
+
+def measure(open_keys):
+    suite = os.path.join(where, f"watcher-suite-{open_keys}")
+    shutil.rmtree(suite, ignore_errors=True)
+    subprocess.run([demo, "set", "--suite", suite, "--key", "watched", "0"], check=True)
+    target = os.path.join(suite, "watched.json")
+    out_path, err_path = os.path.join(where, "watch.out"), os.path.join(where, "watch.err")
+    with open(out_path, "w") as out, open(err_path, "w") as err:
+        arguments = [demo, "watch", "--suite", suite, "--key", "watched", "--timeout", "600"]
+        if open_keys:
+            arguments += ["--open-keys", str(open_keys)]
+        child = subprocess.Popen(arguments, stdout=out, stderr=err)
+    opened_ms = float("nan")
+    try:
+        with open(out_path) as out, open(err_path) as err:
+            deadline = time.time() + 120
+            wait_for_line(out, deadline)  # the value it starts from: it is watching
+            if open_keys:
+                line = wait_for_line(err, deadline, lambda l: "keys opened in" in l)
+                opened_ms = float(line.split(" in ")[1].split()[0])
+            time.sleep(0.2)
+            rss = rss_mib(child.pid)
+            before = cpu_ns(child.pid)
+            staged = os.path.join(suite, "staged.tmp")
+            for i in range(1, writes + 1):
+                with open(staged, "w") as f:
+                    f.write(f"{i}\n")
+                os.rename(staged, target)
+                time.sleep(0.001)
+            # Wait until it has taken in the last write, then read its CPU time.
+            wait_for_line(out, time.time() + 60, lambda l: l.rstrip().endswith(f" {writes}"))
+            time.sleep(0.05)
+            after = cpu_ns(child.pid)
+    finally:
+        child.kill()
+        child.wait()
+        shutil.rmtree(suite, ignore_errors=True)
+    return opened_ms, rss, (after - before) / writes / 1000
+
+
+print(f"{'open keys':>10} {'open ms':>9} {'RSS MiB':>9} {'+MiB':>7} {'CPU us/write':>13} {'x 1 key':>8}")
+_, base_rss, _ = measure(0)
+one_key_cpu = None
+for count in (1, 1000, 10000):
+    opened_ms, rss, cpu = measure(count)
+    if one_key_cpu is None:
+        one_key_cpu = cpu
+    print(f"{count:>10} {opened_ms:>9.1f} {rss:>9.1f} {rss - base_rss:>7.1f} {cpu:>13.1f} {cpu / one_key_cpu:>8.2f}")

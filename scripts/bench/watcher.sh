@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The watcher's benchmark rows (issue 11), called by scripts/bench.sh; prints figures, asserts
+# nothing.
+#
+#   scale     for 1, 1 000 and 10 000 keys of one suite open in one watching process: the time
+#             to open them, the memory they add, and the CPU time one outside write costs that
+#             process (and its ratio to the cost with one key open)
+#   latency   `shared-demo ping` in one process, `shared-demo watch` in another, both watching
+#             (the default): from the writer's clock inside withLock to the watcher's print
+#
+# usage: scripts/bench/watcher.sh DEMO DIR [--pings N] [--writes N]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+demo="$1" dir="$2"
+shift 2
+pings=1000
+writes=500
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --pings) pings="$2"; shift 2 ;;
+    --writes) writes="$2"; shift 2 ;;
+    *) echo "watcher.sh: unknown argument '$1'" >&2; exit 2 ;;
+  esac
+done
+
+echo
+echo "== watcher: keys open in one process, one suite: $dir ($(df -T "$dir" | awk 'NR == 2 { print $2 }'))"
+python3 scripts/bench/watcher.py "$demo" "$dir" --writes "$writes"
+
+echo
+echo "== watcher: latency between two processes, app-storage key, both watching, $pings writes 2 ms apart"
+suite="$dir/watcher-latency"
+rm -rf "$suite"
+"$demo" set --suite "$suite" --key latency 0
+output="$(mktemp)"
+"$demo" watch --suite "$suite" --key latency --timeout 300 >"$output" 2>/dev/null &
+watcher=$!
+for _ in $(seq 500); do [ -s "$output" ] && break; sleep 0.01; done
+"$demo" ping --suite "$suite" --key latency --count "$pings" --interval-microseconds 2000 >/dev/null
+"$demo" set --suite "$suite" --key latency -- -1
+for _ in $(seq 1000); do tail -n 1 "$output" | grep -q ' -1$' && break; sleep 0.01; done
+kill "$watcher" 2>/dev/null || true
+wait "$watcher" 2>/dev/null || true
+read -r count p50 p99 max <<<"$(python3 scripts/bench/latency.py <"$output")"
+echo "watch latency over $count writes: p50=${p50}us p99=${p99}us max=${max}us (goal: p50 <= 60us, p99 <= 300us)"
+rm -rf "$output" "$suite"
