@@ -30,10 +30,13 @@ public struct AppStorageKey<Value: Sendable>: SharedKey {
   public let suite: AppStorageSuite
   /// The key's file, or why it cannot have one.
   private let file: Result<FileStorageKey<Value>, AppStorageError>
+  /// Whether the suite is the `defaultAppStorage` one, which the description leaves out.
+  private let isDefaultSuite: Bool
 
   init(_ key: String, suite: AppStorageSuite?, format: AppStorageFormat<Value>) {
     @Dependency(\.defaultAppStorage) var defaultSuite
     let suite = suite ?? defaultSuite
+    isDefaultSuite = suite == defaultSuite
     self.key = key
     self.suite = suite
     file = Result { () throws(AppStorageError) in
@@ -92,7 +95,9 @@ extension AppStorageKey: CrossProcessKey {
 extension AppStorageKey: CustomStringConvertible {
   /// `.appStorage("key")`, with the suite when it is not the default one.
   public var description: String {
-    ".appStorage(\(String(reflecting: key)), store: \(suite))"
+    isDefaultSuite
+      ? ".appStorage(\(String(reflecting: key)))"
+      : ".appStorage(\(String(reflecting: key)), store: \(suite))"
   }
 }
 

@@ -1,0 +1,201 @@
+import ConcurrencyExtras
+import CustomDump
+import Dependencies
+import Foundation
+import IdentifiedCollections
+import SharedState
+import Testing
+
+/// Behaviour that code written for swift-sharing relies on, kept the same here.
+@Suite("Behaviour shared with swift-sharing")
+struct SwiftSharingBehaviourTests {
+  @Test func optionalInMemoryValuesKeepTheirDefault() async {
+    @Shared(.inMemory("count")) var count: Int? = 0
+    #expect(count == 0)
+    @Shared(.inMemory("doubly")) var doubly: Int?? = .some(nil)
+    #expect(doubly == .some(nil))
+    await #expect(throws: SharedValueNotFound.self) {
+      _ = try await Shared<Int?>(require: .inMemory("missing"))
+    }
+  }
+
+  @Test func aLoadContinuationNeverResumedIsReportedAndDoesNotHang() async throws {
+    var made: SharedReader<Int>?
+    withKnownIssue("the first load's continuation is dropped too") {
+      made = SharedReader(wrappedValue: 7, ForgetfulKey())
+    }
+    @SharedReader var value: Int
+    _value = try #require(made)
+    #expect(!$value.isLoading)
+    try await withKnownIssue {
+      try await $value.load()
+    } matching: { issue in
+      issue.description.hasSuffix(
+        "'ForgetfulKey()' leaked its continuation without one of its resume methods being "
+          + "invoked. This will cause tasks waiting on it to resume immediately."
+      )
+    }
+    #expect(!$value.isLoading)
+    #expect(value == 7)
+  }
+
+  @Test func aSaveContinuationNeverResumedIsReportedAndDoesNotHang() async throws {
+    var made: Shared<Int>?
+    withKnownIssue("the first load's continuation is dropped too") {
+      made = Shared(wrappedValue: 7, ForgetfulKey())
+    }
+    let value = try #require(made)
+    try await withKnownIssue {
+      try await value.save()
+    }
+  }
+
+  @Test func aValueFromTheSubscriptionEndsLoading() {
+    let key = YieldingKey()
+    @SharedReader(key) var value = 0
+    #expect($value.isLoading)
+    key.subscriber.value?.yield(42)
+    #expect(!$value.isLoading)
+    #expect(value == 42)
+  }
+
+  @Test func twoKeyTypesWithEqualIdsAreTwoStates() {
+    @Shared(KeyWithIdZero<Bool>()) var first = 1
+    @Shared(KeyWithIdZero<String>()) var second = 2
+    #expect(first == 1)
+    #expect(second == 2)
+  }
+
+  @Test func aSlowDefaultDoesNotHoldUpOtherSharedState() {
+    // The other thread uses this test's dependencies, so that both meet in one registry.
+    let dependencies = DependencyValues._current
+    let otherIsCreated = DispatchSemaphore(value: 0)
+    let creator = Thread {
+      withDependencies {
+        $0 = dependencies
+      } operation: {
+        // Gives the default below time to start, then creates other shared state.
+        Thread.sleep(forTimeInterval: 0.05)
+        @Shared(.inMemory("other")) var other = 0
+        _ = other
+      }
+      otherIsCreated.signal()
+    }
+    creator.start()
+    @Shared(.inMemory("slow")) var sawOther = (otherIsCreated.wait(timeout: .now() + 5) == .success)
+    #expect(sawOther, "the other shared state was created while this default was computed")
+  }
+
+  @Test func assigningTheProjectionRepointsEarlierCopies() {
+    @Shared(.inMemory("count")) var count = 0
+    let copy = $count
+    $count = Shared(wrappedValue: 42, .inMemory("anotherCount"))
+    #expect(copy.wrappedValue == 42)
+    copy.withLock { $0 += 1 }
+    #expect(count == 43)
+  }
+
+  @Test func anElementThatLeftItsCollectionKeepsItsWrites() throws {
+    @Shared(value: IdentifiedArray(uniqueElements: [1, 2, 3], id: \.self)) var counts
+    let third = try #require($counts[id: 3])
+    $counts.withLock { _ = $0.removeLast() }
+    third.withLock { $0 += 1 }
+    #expect(third.wrappedValue == 4)
+    #expect(counts == IdentifiedArray(uniqueElements: [1, 2], id: \.self))
+  }
+
+  @Test func describesItselfAsSwiftSharingDoes() {
+    @Shared(value: 0) var count
+    #expect($count.description == "Shared<Int>(value: 0)")
+    #expect(SharedReader($count).description == "SharedReader<Int>(value: 0)")
+    @Shared(.inMemory("count")) var stored = 0
+    #expect($stored.description == #"Shared<Int>(.inMemory("count"))"#)
+    @Shared(.appStorage("count")) var setting = 0
+    #expect($setting.description == #"Shared<Int>(.appStorage("count"))"#)
+  }
+
+  @Test func dumpsTheValueAndWhichValuesAreShared() {
+    @Shared(value: 0) var count
+    @Shared(value: 0) var other
+    // No locks or registrars in the dump; the second mention of one state points back to the
+    // first. (swift-custom-dump 1.7.3 numbers objects from 0 and leaves "#0" out.)
+    #expect(String(customDumping: $count) == "0")
+    #expect(
+      String(customDumping: [$count, $other, $count]) == """
+        [
+          [0]: 0,
+          [1]: #1 0,
+          [2]: Int(↩︎)
+        ]
+        """
+    )
+  }
+
+  @Test func readDerivesAReader() {
+    @Shared(value: 0) var count
+    let isZero = $count.read { $0 == 0 }
+    #expect(isZero.wrappedValue)
+    $count.withLock { $0 += 1 }
+    #expect(!isZero.wrappedValue)
+  }
+
+  @Test func loadPointsAtAnotherKey() async throws {
+    @Shared(.inMemory("first")) var value = 1
+    @Shared(.inMemory("second")) var second = 2
+    let copy = $value
+    try await $value.load(.inMemory("second"))
+    #expect(copy.wrappedValue == 2)
+    _ = second
+  }
+
+  @Test func anEmptyFileHoldsNoValue() throws {
+    let directory = try TemporaryDirectory()
+    let url = directory.url.appendingPathComponent("count.json")
+    try Data().write(to: url)
+    withDependencies {
+      $0.defaultFileStorage = .fileSystem
+    } operation: {
+      @Shared(.fileStorage(url)) var count = 3
+      #expect(count == 3)
+      #expect($count.loadError == nil)
+    }
+  }
+}
+
+/// A key that never resumes its continuations.
+private struct ForgetfulKey: SharedKey {
+  var id: some Hashable { 0 }
+  func load(context: LoadContext<Int>, continuation: LoadContinuation<Int>) {}
+  func subscribe(context: LoadContext<Int>, subscriber: SharedSubscriber<Int>) -> SharedSubscription {
+    .empty
+  }
+  func save(_ value: Int, context: SaveContext, continuation: SaveContinuation) {}
+}
+
+/// Key types whose ids are all `0`: one type for each `Tag`.
+private struct KeyWithIdZero<Tag>: SharedKey {
+  var id: some Hashable { 0 }
+  func load(context: LoadContext<Int>, continuation: LoadContinuation<Int>) {
+    continuation.resumeReturningInitialValue()
+  }
+  func subscribe(context: LoadContext<Int>, subscriber: SharedSubscriber<Int>) -> SharedSubscription {
+    .empty
+  }
+  func save(_ value: Int, context: SaveContext, continuation: SaveContinuation) {
+    continuation.resume()
+  }
+}
+
+/// A key whose subscription announces loading and hands its subscriber to the test.
+private final class YieldingKey: SharedReaderKey, Sendable {
+  let subscriber = LockIsolated<SharedSubscriber<Int>?>(nil)
+  var id: ObjectIdentifier { ObjectIdentifier(self) }
+  func load(context: LoadContext<Int>, continuation: LoadContinuation<Int>) {
+    continuation.resumeReturningInitialValue()
+  }
+  func subscribe(context: LoadContext<Int>, subscriber: SharedSubscriber<Int>) -> SharedSubscription {
+    subscriber.yieldLoading()
+    self.subscriber.setValue(subscriber)
+    return .empty
+  }
+}
