@@ -148,6 +148,15 @@ struct SwiftSharingBehaviourTests {
     _ = second
   }
 
+  @Test func theSuitesOwnWritesReachSharedStateAtOnce() throws {
+    @Dependency(\.defaultAppStorage) var suite
+    @Shared(.appStorage("count")) var count = 0
+    try suite.set(3, forKey: "count")
+    #expect(count == 3, "no wait for the directory watcher")
+    try suite.removeValue(forKey: "count")
+    #expect(count == 0)
+  }
+
   @Test func anEmptyFileHoldsNoValue() throws {
     let directory = try TemporaryDirectory()
     let url = directory.url.appendingPathComponent("count.json")

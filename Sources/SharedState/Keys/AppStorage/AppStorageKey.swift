@@ -1,3 +1,4 @@
+import ConcurrencyExtras
 import Dependencies
 import Foundation
 
@@ -71,7 +72,20 @@ public struct AppStorageKey<Value: Sendable>: SharedKey {
     subscriber: SharedSubscriber<Value>
   ) -> SharedSubscription {
     guard case let .success(file) = file else { return .empty }
-    return file.subscribe(context: context, subscriber: subscriber)
+    let watching = file.subscribe(context: context, subscriber: subscriber)
+    // The suite's own API writing in this process: read the file at once, under the
+    // reference's lock (as the watcher's deliveries are), so that no write overtakes another.
+    let localWrites = AppStorageLocalWrites.shared.listen(storage: suite.storage, path: file.path) {
+      subscriber.yieldLatest {
+        let loaded = LockIsolated<Result<Value?, any Error>?>(nil)
+        file.load(context: .userInitiated, continuation: LoadContinuation { loaded.setValue($0) })
+        return loaded.value
+      }
+    }
+    return SharedSubscription {
+      watching.cancel()
+      localWrites.cancel()
+    }
   }
 
   /// Encodes the value and replaces the key's file with it (or removes the file, for `nil`).
