@@ -15,6 +15,8 @@ let package = Package(
     .package(url: "https://github.com/pointfreeco/swift-identified-collections", from: "1.1.1"),
     .package(url: "https://github.com/pointfreeco/xctest-dynamic-overlay", from: "1.13.1"),
     .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+    // Combine's API on Linux, for `$shared.publisher`; swift-dependencies already builds it.
+    .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
   ],
   targets: [
     // Debian's libinotifytools0-dev. The module's header stops the build with a message naming
@@ -37,6 +39,7 @@ let package = Package(
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
         .product(name: "SystemPackage", package: "swift-system"),
+        .product(name: "OpenCombineShim", package: "OpenCombine"),
       ]
     ),
     .executableTarget(
@@ -60,6 +63,7 @@ let package = Package(
         .product(name: "DependenciesTestSupport", package: "swift-dependencies"),
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+        .product(name: "OpenCombineShim", package: "OpenCombine"),
       ]
     ),
   ],
