@@ -208,3 +208,53 @@ private final class YieldingKey: SharedReaderKey, Sendable {
     return .empty
   }
 }
+
+/// The seeds' code, as the isowords episode and the 1.10 article write it.
+@Suite("The Composable Architecture 1.10's spelling")
+struct SeedSpellingTests {
+  struct SavedGames: Codable, Equatable, Sendable {
+    var count = 0
+  }
+
+  @available(*, deprecated)
+  @Test func persistenceKeyDefaultWithAKeyAndAValue() {
+    withDependencies {
+      $0.defaultFileStorage = .inMemory
+    } operation: {
+      @Shared(.hasShownOnboarding) var hasShownOnboarding
+      @Shared(.savedGames) var savedGames
+      #expect(hasShownOnboarding == false)
+      #expect(savedGames == SavedGames())
+      $hasShownOnboarding.withLock { $0 = true }
+      @Shared(.hasShownOnboarding) var again
+      #expect(again)
+    }
+  }
+
+  @Test func documentsDirectoryFollowsXDG() {
+    let documents = URL.documentsDirectory.path
+    if let configured = ProcessInfo.processInfo.environment["XDG_DOCUMENTS_DIR"], configured.hasPrefix("/") {
+      #expect(documents == configured)
+    } else {
+      #expect(documents.hasSuffix("/Documents"))
+    }
+  }
+}
+
+@available(*, deprecated)
+extension PersistenceReaderKey where Self == PersistenceKeyDefault<AppStorageKey<Bool>> {
+  fileprivate static var hasShownOnboarding: Self {
+    PersistenceKeyDefault(.appStorage("hasShownFirstLaunchOnboardingKey"), false)
+  }
+}
+
+@available(*, deprecated)
+extension PersistenceReaderKey
+where Self == PersistenceKeyDefault<FileStorageKey<SeedSpellingTests.SavedGames>> {
+  fileprivate static var savedGames: Self {
+    PersistenceKeyDefault(
+      .fileStorage(.documentsDirectory.appending(path: "saved-games.json")),
+      SeedSpellingTests.SavedGames()
+    )
+  }
+}
