@@ -258,3 +258,52 @@ where Self == PersistenceKeyDefault<FileStorageKey<SeedSpellingTests.SavedGames>
     )
   }
 }
+
+@Suite("AppStorageSuite's UserDefaults names")
+struct AppStorageSuiteUserDefaultsNamesTests {
+  @Test func readWithUserDefaultsFallbacks() throws {
+    let suite = AppStorageSuite.temporary()
+    #expect(suite.bool(forKey: "missing") == false)
+    #expect(suite.integer(forKey: "missing") == 0)
+    #expect(suite.double(forKey: "missing") == 0)
+    #expect(suite.string(forKey: "missing") == nil)
+    #expect(suite.url(forKey: "missing") == nil)
+    try suite.set(true, forKey: "flag")
+    try suite.set(42, forKey: "count")
+    try suite.set(1.5, forKey: "ratio")
+    try suite.set("Blob", forKey: "name")
+    try suite.set(["a", "b"], forKey: "names")
+    try suite.set(URL(fileURLWithPath: "/dev"), forKey: "place")
+    try suite.set(Data([4, 2]), forKey: "bytes")
+    #expect(suite.bool(forKey: "flag"))
+    #expect(suite.integer(forKey: "count") == 42)
+    #expect(suite.integer(forKey: "ratio") == 1)
+    #expect(suite.double(forKey: "ratio") == 1.5)
+    #expect(suite.string(forKey: "name") == "Blob")
+    #expect(suite.string(forKey: "count") == "42")
+    #expect(suite.stringArray(forKey: "names") == ["a", "b"])
+    #expect(suite.url(forKey: "place") == URL(fileURLWithPath: "/dev"))
+    #expect(suite.data(forKey: "bytes") == Data([4, 2]))
+    suite.removeObject(forKey: "count")
+    #expect(suite.integer(forKey: "count") == 0)
+  }
+}
+
+@Suite("app storage named by a UserDefaults store")
+struct AppStorageUserDefaultsStoreTests {
+  @Test func aSuiteNameThatIsAPathIsThatDirectory() throws {
+    let directory = try TemporaryDirectory()
+    let store = try #require(UserDefaults(suiteName: directory.url.path))
+    @Shared(.appStorage("count", store: store)) var count = 0
+    $count.withLock { $0 = 7 }
+    let suite = AppStorageSuite(directory: directory.url)
+    #expect(try suite.value(forKey: "count", as: Int.self) == 7)
+  }
+
+  @Test func theStandardStoreIsTheDefaultSuite() throws {
+    @Dependency(\.defaultAppStorage) var suite
+    @Shared(.appStorage("count", store: .standard)) var count = 0
+    $count.withLock { $0 = 3 }
+    #expect(try suite.value(forKey: "count", as: Int.self) == 3)
+  }
+}
