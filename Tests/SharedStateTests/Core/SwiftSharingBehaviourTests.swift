@@ -66,26 +66,6 @@ struct SwiftSharingBehaviourTests {
     #expect(second == 2)
   }
 
-  @Test func aSlowDefaultDoesNotHoldUpOtherSharedState() {
-    // The other thread uses this test's dependencies, so that both meet in one registry.
-    let dependencies = DependencyValues._current
-    let otherIsCreated = DispatchSemaphore(value: 0)
-    let creator = Thread {
-      withDependencies {
-        $0 = dependencies
-      } operation: {
-        // Gives the default below time to start, then creates other shared state.
-        Thread.sleep(forTimeInterval: 0.05)
-        @Shared(.inMemory("other")) var other = 0
-        _ = other
-      }
-      otherIsCreated.signal()
-    }
-    creator.start()
-    @Shared(.inMemory("slow")) var sawOther = (otherIsCreated.wait(timeout: .now() + 5) == .success)
-    #expect(sawOther, "the other shared state was created while this default was computed")
-  }
-
   @Test func assigningTheProjectionRepointsEarlierCopies() {
     @Shared(.inMemory("count")) var count = 0
     let copy = $count
