@@ -15,7 +15,8 @@ public struct SharedPublisher<Output>: Publisher {
 
   /// Attaches a subscriber: it receives the current value once it asks for one, then each change.
   public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Never {
-    let subscription = SharedPublisherSubscription(subscriber: subscriber)
+    // Type-erased, so that the subscription's closures capture no subscriber type.
+    let subscription = SharedPublisherSubscription(subscriber: AnySubscriber(subscriber))
     subscriber.receive(subscription: subscription)
     subscription.start(source: source, onRepoint: onRepoint)
   }
@@ -25,8 +26,9 @@ public struct SharedPublisher<Output>: Publisher {
 ///
 /// Sendable because every mutable property is read and written only while `lock` is held; the
 /// subscriber is called outside the lock, one value at a time (`delivering` serialises calls).
-private final class SharedPublisherSubscription<S: Subscriber>: Subscription, @unchecked Sendable
-where S.Failure == Never {
+private final class SharedPublisherSubscription<Input>: Subscription, @unchecked Sendable {
+  typealias S = AnySubscriber<Input, Never>
+
   private let lock = NSRecursiveLock()
   private var subscriber: S?
   private var demand = Subscribers.Demand.none

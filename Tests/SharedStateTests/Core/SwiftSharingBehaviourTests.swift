@@ -45,7 +45,7 @@ struct SwiftSharingBehaviourTests {
       made = Shared(wrappedValue: 7, ForgetfulKey())
     }
     let value = try #require(made)
-    try await withKnownIssue {
+    await withKnownIssue {
       try await value.save()
     }
   }
