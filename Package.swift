@@ -17,6 +17,8 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     // Atomics on the memory-mapped coordination page shared between processes.
     .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
+    // Combine's API on Linux, for `$shared.publisher`; swift-dependencies already builds it.
+    .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
   ],
   targets: [
     // Debian's libinotifytools0-dev. The module's header stops the build with a message naming
@@ -40,6 +42,7 @@ let package = Package(
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
         .product(name: "SystemPackage", package: "swift-system"),
         .product(name: "Atomics", package: "swift-atomics"),
+        .product(name: "OpenCombineShim", package: "OpenCombine"),
       ]
     ),
     .executableTarget(
@@ -63,6 +66,7 @@ let package = Package(
         .product(name: "DependenciesTestSupport", package: "swift-dependencies"),
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+        .product(name: "OpenCombineShim", package: "OpenCombine"),
       ]
     ),
   ],

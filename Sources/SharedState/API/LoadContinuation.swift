@@ -2,7 +2,9 @@
 ///
 /// A key must resume a continuation exactly once. A continuation that is never resumed, or is
 /// resumed a second time, is reported through IssueReporting (a test failure under test, a
-/// runtime warning otherwise); a second resumption is otherwise ignored.
+/// runtime warning otherwise). A second resumption is otherwise ignored; a continuation dropped
+/// without being resumed resumes as ``resumeReturningInitialValue()`` so that nothing waits
+/// on it forever.
 public struct LoadContinuation<Value>: Sendable {
   private let resumption: Resumption<Result<Value?, any Error>>
 
@@ -14,10 +16,15 @@ public struct LoadContinuation<Value>: Sendable {
   ///   - description: What is being loaded, for the messages about misuse.
   ///   - callback: Receives the loaded value, `nil` to keep the initial value, or an error.
   public init(
-    _ description: String = "a shared key",
+    _ description: String = "",
     callback: @escaping @Sendable (Result<Value?, any Error>) -> Void
   ) {
-    resumption = Resumption(kind: "load continuation", description: description, callback: callback)
+    resumption = Resumption(
+      kind: "load continuation",
+      description: description,
+      leakedOutcome: { .success(nil) },
+      callback: callback
+    )
   }
 
   /// Resumes with a loaded value.

@@ -1,8 +1,9 @@
 /// The channel through which a key reports how a save went.
 ///
 /// A key must resume a continuation exactly once. A continuation that is never resumed, or is
-/// resumed a second time, is reported through IssueReporting; a second resumption is otherwise
-/// ignored.
+/// resumed a second time, is reported through IssueReporting. A second resumption is otherwise
+/// ignored; a continuation dropped without being resumed resumes as ``resume()`` so that nothing
+/// waits on it forever.
 public struct SaveContinuation: Sendable {
   private let resumption: Resumption<Result<Void, any Error>>
 
@@ -14,10 +15,15 @@ public struct SaveContinuation: Sendable {
   ///   - description: What is being saved, for the messages about misuse.
   ///   - callback: Receives success or the error that stopped the save.
   public init(
-    _ description: String = "a shared key",
+    _ description: String = "",
     callback: @escaping @Sendable (Result<Void, any Error>) -> Void
   ) {
-    resumption = Resumption(kind: "save continuation", description: description, callback: callback)
+    resumption = Resumption(
+      kind: "save continuation",
+      description: description,
+      leakedOutcome: { .success(()) },
+      callback: callback
+    )
   }
 
   /// Resumes saying the value was saved.

@@ -17,10 +17,13 @@
 @dynamicMemberLookup
 @propertyWrapper
 public struct Shared<Value> {
-  let projection: any MutableValueProjection<Value>
+  let box: ProjectionBox<any MutableValueProjection<Value>>
+
+  /// What this `Shared` reads and writes through now.
+  var projection: any MutableValueProjection<Value> { box.current }
 
   init(projection: any MutableValueProjection<Value>) {
-    self.projection = projection
+    box = ProjectionBox(projection)
   }
 
   /// Creates shared state that belongs to no key, from a value.
@@ -47,7 +50,7 @@ public struct Shared<Value> {
   ///   - wrappedValue: The default value, evaluated only when needed.
   ///   - key: The persistence strategy.
   public init(wrappedValue: @autoclosure () -> Value, _ key: some SharedKey<Value>) {
-    self.init(projection: ReferenceRegistry.shared.reference(for: key) {
+    self.init(projection: ReferenceRegistry.current.reference(for: key) {
       SharedReference(key: key, defaultValue: wrappedValue())
     })
   }
@@ -55,6 +58,9 @@ public struct Shared<Value> {
   /// Creates optional shared state persisted by a key, `nil` until a value is stored.
   ///
   /// - Parameter key: The persistence strategy.
+  // Disfavoured, so that a key with its own default (`SharedKeyDefault`, itself a key) of an
+  // optional value takes the overload that uses that default.
+  @_disfavoredOverload
   public init<Wrapped>(_ key: some SharedKey<Value>) where Value == Wrapped? {
     self.init(wrappedValue: nil, key)
   }
@@ -81,7 +87,7 @@ public struct Shared<Value> {
   /// - Parameter key: The persistence strategy.
   /// - Throws: The key's load error, or ``SharedValueNotFound`` when nothing is stored.
   public init(require key: some SharedKey<Value>) async throws {
-    self.init(projection: try await ReferenceRegistry.shared.requiredReference(for: key))
+    self.init(projection: try await ReferenceRegistry.current.requiredReference(for: key))
   }
 
   /// Unwraps optional shared state: `nil` when the value is `nil` now.
@@ -109,9 +115,13 @@ public struct Shared<Value> {
   }
 
   /// The `Shared` itself, for passing the shared state on and for calling its methods.
+  ///
+  /// Assigning another `Shared` to it (`$count = Shared(…)`) points this `Shared` and every
+  /// copy taken of it earlier at the other state; views derived earlier (`$count.description`,
+  /// `$count.read { … }`) keep the state they were derived from.
   public var projectedValue: Shared<Value> {
     get { self }
-    set { self = newValue }
+    nonmutating set { box.repoint(to: newValue.projection) }
   }
 
   /// Runs `operation` with exclusive access to the value, then saves what it changed.
@@ -190,7 +200,4 @@ extension Shared: Identifiable where Value: Identifiable {
   public var id: Value.ID { wrappedValue.id }
 }
 
-extension Shared: CustomStringConvertible where Value: CustomStringConvertible {
-  /// The description of the value.
-  public var description: String { wrappedValue.description }
-}
+

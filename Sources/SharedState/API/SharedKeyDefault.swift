@@ -33,6 +33,9 @@ public struct SharedKeyDefault<Base: SharedReaderKey>: SharedReaderKey {
   /// The default value, evaluated anew on each call.
   public var defaultValue: Base.Value { makeDefaultValue() }
 
+  /// The default value, evaluated anew on each call: swift-sharing's name for ``defaultValue``.
+  public var initialValue: Base.Value { makeDefaultValue() }
+
   /// The identity of the wrapped key.
   public var id: Base.ID { base.id }
 

@@ -10,10 +10,13 @@
 @dynamicMemberLookup
 @propertyWrapper
 public struct SharedReader<Value> {
-  let projection: any ValueProjection<Value>
+  let box: ProjectionBox<any ValueProjection<Value>>
+
+  /// What this reader reads through now.
+  var projection: any ValueProjection<Value> { box.current }
 
   init(projection: any ValueProjection<Value>) {
-    self.projection = projection
+    box = ProjectionBox(projection)
   }
 
   /// Creates a reader of state that belongs to no key, from a value.
@@ -54,7 +57,19 @@ public struct SharedReader<Value> {
   ///   - wrappedValue: The default value, evaluated only when needed.
   ///   - key: The persistence strategy.
   public init(wrappedValue: @autoclosure () -> Value, _ key: some SharedReaderKey<Value>) {
-    self.init(projection: ReferenceRegistry.shared.reference(for: key) {
+    self.init(projection: ReferenceRegistry.current.reference(for: key) {
+      SharedReference(key: key, defaultValue: wrappedValue())
+    })
+  }
+
+  /// Creates a reader of state from a writable key, for static keys declared on ``SharedKey``.
+  ///
+  /// - Parameters:
+  ///   - wrappedValue: The default value, evaluated only when needed.
+  ///   - key: The persistence strategy.
+  @_disfavoredOverload
+  public init(wrappedValue: @autoclosure () -> Value, _ key: some SharedKey<Value>) {
+    self.init(projection: ReferenceRegistry.current.reference(for: key) {
       SharedReference(key: key, defaultValue: wrappedValue())
     })
   }
@@ -62,6 +77,9 @@ public struct SharedReader<Value> {
   /// Creates a reader of optional state loaded by a key, `nil` until a value is stored.
   ///
   /// - Parameter key: The persistence strategy.
+  // Disfavoured, so that a key with its own default (`SharedKeyDefault`, itself a key) of an
+  // optional value takes the overload that uses that default.
+  @_disfavoredOverload
   public init<Wrapped>(_ key: some SharedReaderKey<Value>) where Value == Wrapped? {
     self.init(wrappedValue: nil, key)
   }
@@ -91,7 +109,7 @@ public struct SharedReader<Value> {
   /// - Parameter key: The persistence strategy.
   /// - Throws: The key's load error, or ``SharedValueNotFound`` when nothing is stored.
   public init(require key: some SharedReaderKey<Value>) async throws {
-    self.init(projection: try await ReferenceRegistry.shared.requiredReference(for: key))
+    self.init(projection: try await ReferenceRegistry.current.requiredReference(for: key))
   }
 
   /// Unwraps optional shared state: `nil` when the value is `nil` now.
@@ -110,9 +128,11 @@ public struct SharedReader<Value> {
   public var wrappedValue: Value { projection.value }
 
   /// The `SharedReader` itself, for passing it on and for calling its methods.
+  ///
+  /// Assigning another reader to it re-points this reader and every copy taken of it earlier.
   public var projectedValue: SharedReader<Value> {
     get { self }
-    set { self = newValue }
+    nonmutating set { box.repoint(to: newValue.projection) }
   }
 
   /// A reader of a part of this value, reached through a key path.
@@ -159,7 +179,4 @@ extension SharedReader: Identifiable where Value: Identifiable {
   public var id: Value.ID { wrappedValue.id }
 }
 
-extension SharedReader: CustomStringConvertible where Value: CustomStringConvertible {
-  /// The description of the value.
-  public var description: String { wrappedValue.description }
-}
+

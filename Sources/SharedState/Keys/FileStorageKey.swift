@@ -178,8 +178,11 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
 
   /// Turns what the file holds into what a reference takes: a value, `nil` for the default, or
   /// the decoding error (reported once for each bad content).
+  ///
+  /// An empty file holds no value, as a missing one: a program that creates the file before it
+  /// has anything to write (`touch`, or swift-sharing's placeholder) has not written a value.
   private func decoded(_ state: FileState) -> Result<Value?, any Error> {
-    guard case let .contents(data) = state else {
+    guard case let .contents(data) = state, !data.isEmpty else {
       undecodableReports.reset()
       return .success(nil)
     }
@@ -214,8 +217,8 @@ extension FileStorageKey: CrossProcessKey {
 }
 
 extension FileStorageKey: CustomStringConvertible {
-  /// `.fileStorage("/path")`.
-  public var description: String { ".fileStorage(\(String(reflecting: path)))" }
+  /// `.fileStorage(file:///path)`, as swift-sharing writes it.
+  public var description: String { ".fileStorage(\(URL(fileURLWithPath: path)))" }
 }
 
 /// The identity of a ``FileStorageKey``: its normalised path within one storage.

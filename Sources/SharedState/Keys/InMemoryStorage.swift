@@ -19,7 +19,14 @@ public final class InMemoryStorage: Sendable {
 
   /// The value stored under `name`, if it has the given type.
   public func value<Value: Sendable>(forKey name: String, as _: Value.Type = Value.self) -> Value? {
-    values.withValue { $0[Slot(name: name, valueType: ObjectIdentifier(Value.self))] as? Value }
+    values.withValue { values in
+      // Unwrap the entry before casting it: a missing entry (`nil`) cast `as? Value` would
+      // succeed as `nil` when `Value` is itself optional, and read as a stored `nil`.
+      guard let stored = values[Slot(name: name, valueType: ObjectIdentifier(Value.self))] else {
+        return nil
+      }
+      return stored as? Value
+    }
   }
 
   /// Stores a value under `name`.
@@ -33,7 +40,7 @@ public final class InMemoryStorage: Sendable {
   func storeIfAbsent<Value: Sendable>(_ value: Value, forKey name: String) -> Value {
     values.withValue { values in
       let slot = Slot(name: name, valueType: ObjectIdentifier(Value.self))
-      if let stored = values[slot] as? Value { return stored }
+      if let stored = values[slot], let typed = stored as? Value { return typed }
       values[slot] = value
       return value
     }

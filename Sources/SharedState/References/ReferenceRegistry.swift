@@ -1,48 +1,67 @@
+import Dependencies
 import Foundation
 
-/// The process's table of live references: one per key id and value type, so that every
-/// `@Shared` naming the same key shares one state.
+/// A table of live references: one per key type, key id and value type, so that every `@Shared`
+/// naming the same key shares one state.
+///
+/// A program has one, for the whole process. Each test gets its own (it is a dependency), so
+/// that tests running in parallel never see each other's state; code that runs outside a test's
+/// dependency context shares the process's.
 ///
 /// It holds references weakly: state lives as long as some `Shared`, `SharedReader` or change
 /// stream holds it, and a key used again later starts from what the key loads.
 ///
 /// Sendable because `entries` is read and written only while `lock` is held.
 final class ReferenceRegistry: @unchecked Sendable {
-  /// What makes two keys the same state.
+  /// What makes two keys the same state: the key's type as well as its id, so that two kinds of
+  /// key whose ids happen to be equal (two custom keys whose id is `0`) stay apart.
   struct ID: Hashable, @unchecked Sendable {
     // `AnyHashable` is not declared Sendable, but it only wraps the key's `id`, which comes from
     // a `Sendable` key and is never mutated after it is stored here.
     let keyID: AnyHashable
+    let keyType: ObjectIdentifier
     let valueType: ObjectIdentifier
 
     init<Key: SharedReaderKey>(_ key: Key) {
       keyID = AnyHashable(key.id)
+      keyType = ObjectIdentifier(Key.self)
       valueType = ObjectIdentifier(Key.Value.self)
     }
   }
 
-  /// The registry every `Shared` uses.
-  static let shared = ReferenceRegistry()
+  /// The registry of the current dependency context: the process's in a program, the running
+  /// test's in a test.
+  static var current: ReferenceRegistry {
+    @Dependency(ReferenceRegistry.self) var registry
+    return registry
+  }
 
   // Recursive, so that a key whose load creates other shared state does not deadlock.
   private let lock = NSRecursiveLock()
   private var entries: [ID: WeakReference] = [:]
 
-  /// The live reference for `key`, or the one `make` creates for it (under the registry's lock,
-  /// so that two threads asking at once get the same, loaded reference), then subscribed.
+  /// The live reference for `key`, or the one `make` creates for it, then subscribed.
+  ///
+  /// `make` runs outside the registry's lock: a default value that is slow to compute, or a key
+  /// whose load creates other shared state, must not hold up every other `@Shared` being
+  /// created meanwhile. When two threads make a reference for the same key at once, the first
+  /// to publish it wins and both get that one; the other is dropped before it subscribes.
   func reference<Key: SharedReaderKey>(
     for key: Key,
     orMake make: () -> SharedReference<Key.Value>
   ) -> SharedReference<Key.Value> {
     let id = ID(key)
+    if let existing = lock.withLock({ existingReference(id, as: Key.Value.self) }) {
+      return existing
+    }
+    let made = make()
     let (reference, isNew) = lock.withLock {
       if let existing = existingReference(id, as: Key.Value.self) {
         return (existing, false)
       }
-      let reference = make()
-      entries[id] = WeakReference(reference)
+      entries[id] = WeakReference(made)
       forgetReleasedReferences()
-      return (reference, true)
+      return (made, true)
     }
     // Outside the lock: see `SharedReference.subscribeToChanges()`.
     if isNew { reference.subscribeToChanges() }
@@ -109,4 +128,9 @@ extension ReferenceRegistry {
     }
     return reference(for: key) { SharedReference(key: key, loadedValue: loaded) }
   }
+}
+
+extension ReferenceRegistry: DependencyKey {
+  static let liveValue = ReferenceRegistry()
+  static var testValue: ReferenceRegistry { ReferenceRegistry() }
 }

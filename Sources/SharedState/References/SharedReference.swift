@@ -32,7 +32,7 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
   private let defaultValue: Value?
   private let key: (any SharedReaderKey<Value>)?
   /// The key's description, made once, for the continuations' messages.
-  private let keyDescription: String
+  private let describedKey: String
   /// The key again, when it can save (a `SharedReaderKey` alone cannot), found once rather than
   /// cast on every save.
   private let writableKey: (any SharedKey<Value>)?
@@ -54,7 +54,7 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
     storedValue = value
     defaultValue = value
     key = nil
-    keyDescription = "a shared value"
+    describedKey = "a shared value"
     writableKey = nil
     crossProcessKey = nil
   }
@@ -65,13 +65,13 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
     storedValue = defaultValue
     self.defaultValue = defaultValue
     self.key = key
-    keyDescription = String(describing: key)
+    describedKey = String(describing: key)
     writableKey = key as? any SharedKey<Value>
     crossProcessKey = key as? any CrossProcessKey<Value>
     storedIsLoading = true
     key.load(
       context: .initialValue(defaultValue),
-      continuation: LoadContinuation(keyDescription) { [weak self] result in
+      continuation: LoadContinuation(describedKey) { [weak self] result in
         self?.apply(result, finishesLoading: true)
       }
     )
@@ -83,7 +83,7 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
     storedValue = loadedValue
     defaultValue = nil
     self.key = key
-    keyDescription = String(describing: key)
+    describedKey = String(describing: key)
     writableKey = key as? any SharedKey<Value>
     crossProcessKey = key as? any CrossProcessKey<Value>
     startSubscription = { [weak self] in self?.subscribe(to: key, context: .userInitiated) }
@@ -105,7 +105,8 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
     let subscription = key.subscribe(
       context: context,
       subscriber: SharedSubscriber(
-        callback: { [weak self] result in self?.apply(result, finishesLoading: false) },
+        // A value (or error) delivered by the subscription ends any loading it announced.
+        callback: { [weak self] result in self?.apply(result, finishesLoading: true) },
         onLoading: { [weak self] isLoading in self?.setIsLoading(isLoading) },
         deliverUnderLock: { [weak self] compute in
           guard let self else { return }
@@ -126,6 +127,8 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
   }
 
   var root: any RootReference { self }
+
+  var keyDescription: String? { key == nil ? nil : describedKey }
 
   var isLoading: Bool {
     registrar.access(self, keyPath: isLoadingPath)
@@ -197,7 +200,7 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
     key.save(
       value,
       context: .didSet,
-      continuation: SaveContinuation(keyDescription) { [weak self] result in
+      continuation: SaveContinuation(describedKey) { [weak self] result in
         self?.finishSave(result)
       }
     )
@@ -278,7 +281,7 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
     try await withCheckedThrowingContinuation { (resumption: CheckedContinuation<Void, any Error>) in
       key.load(
         context: .userInitiated,
-        continuation: LoadContinuation(keyDescription) { [self] result in
+        continuation: LoadContinuation(describedKey) { [self] result in
           apply(result, finishesLoading: true)
           resumption.resume(with: result.map { _ in })
         }
@@ -293,7 +296,7 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
       key.save(
         value,
         context: .userInitiated,
-        continuation: SaveContinuation(keyDescription) { [self] result in
+        continuation: SaveContinuation(describedKey) { [self] result in
           finishSave(result)
           resumption.resume(with: result)
         }

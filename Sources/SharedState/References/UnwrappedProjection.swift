@@ -1,8 +1,9 @@
 /// A view of an optional shared value's wrapped value.
 ///
 /// When the optional becomes `nil` (an element removed from a collection, say) the view keeps
-/// showing the last value it saw, so that code holding it never finds a value missing; writes
-/// through it then change nothing.
+/// the last value it saw, so that code holding it never finds a value missing. From then on it
+/// is a value of its own: writes through it change that value (and the base stays as it is),
+/// until the base holds a value again.
 struct UnwrappedProjection<Base: ValueProjection<Wrapped?>, Wrapped>: ValueProjection {
   let base: Base
   private let lastValue: LastValue<Wrapped>
@@ -32,9 +33,12 @@ extension UnwrappedProjection: MutableValueProjection where Base: MutableValuePr
   func withLock<R>(_ body: (inout Wrapped) throws -> R) rethrows -> R {
     try base.withLock { optional in
       guard var wrapped = optional else {
-        // The value is gone: let the body run on the last value seen, and keep nothing.
+        // The value is gone from the base: the view carries on with its own copy, which the
+        // base does not see.
         var detached = lastValue.current!
-        return try body(&detached)
+        let result = try body(&detached)
+        lastValue.set(detached)
+        return result
       }
       let result = try body(&wrapped)
       optional = wrapped

@@ -23,6 +23,8 @@ protocol MutableValueProjection<Value>: ValueProjection {
 
 /// The status and persistence side of a reference, shared by every view derived from it.
 protocol RootReference: AnyObject, Sendable {
+  /// How the key that loads this state describes itself, or `nil` for state without a key.
+  var keyDescription: String? { get }
   var isLoading: Bool { get }
   var loadError: (any Error)? { get }
   var saveError: (any Error)? { get }

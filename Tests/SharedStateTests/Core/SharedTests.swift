@@ -80,7 +80,7 @@ struct SharedTests {
     b.withLock { $0.name = "Blob Jr." }
     #expect(a != b)
     #expect(a.id == 1)
-    #expect(a.description == "User Blob")
+    #expect(a.description == "Shared<User>(value: User Blob)")
     #expect(SharedReader(a) == SharedReader(value: User(id: 1, name: "Blob")))
   }
 

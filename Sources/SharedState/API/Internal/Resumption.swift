@@ -3,15 +3,31 @@ import IssueReporting
 
 /// The one-shot state behind ``LoadContinuation`` and ``SaveContinuation``: passes the first
 /// result on, and reports a second resumption or none at all.
+///
+/// A continuation that is dropped without being resumed is reported and then resumed with
+/// `leakedOutcome`, so that nothing waiting on it (a `load()`, a `save()`, `isLoading`) waits
+/// forever for a key that forgot to call it.
 final class Resumption<Outcome>: Sendable {
   private let kind: String
   private let description: String
   private let callback: LockIsolated<(@Sendable (Outcome) -> Void)?>
+  private let leakedOutcome: @Sendable () -> Outcome
 
-  init(kind: String, description: String, callback: @escaping @Sendable (Outcome) -> Void) {
+  init(
+    kind: String,
+    description: String,
+    leakedOutcome: @escaping @Sendable () -> Outcome,
+    callback: @escaping @Sendable (Outcome) -> Void
+  ) {
     self.kind = kind
     self.description = description
+    self.leakedOutcome = leakedOutcome
     self.callback = LockIsolated(callback)
+  }
+
+  /// The key as the messages name it: quoted, or "A shared key" when it has no description.
+  private var subject: String {
+    description.isEmpty ? "A shared key" : "'\(description)'"
   }
 
   func resume(with outcome: Outcome) {
@@ -20,15 +36,21 @@ final class Resumption<Outcome>: Sendable {
       return callback
     }
     guard let callback else {
-      reportIssue("The \(kind) for \(description) was resumed more than once.")
+      reportIssue("The \(kind) of \(subject) was resumed more than once.")
       return
     }
     callback(outcome)
   }
 
   deinit {
-    if callback.value != nil {
-      reportIssue("The \(kind) for \(description) was never resumed.")
-    }
+    guard let callback = callback.value else { return }
+    // The wording is swift-sharing's, so that code which matches the report keeps working.
+    reportIssue(
+      """
+      \(subject) leaked its continuation without one of its resume methods being invoked. \
+      This will cause tasks waiting on it to resume immediately.
+      """
+    )
+    callback(leakedOutcome())
   }
 }

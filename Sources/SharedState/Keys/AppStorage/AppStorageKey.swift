@@ -1,3 +1,4 @@
+import ConcurrencyExtras
 import Dependencies
 import Foundation
 
@@ -30,10 +31,13 @@ public struct AppStorageKey<Value: Sendable>: SharedKey {
   public let suite: AppStorageSuite
   /// The key's file, or why it cannot have one.
   private let file: Result<FileStorageKey<Value>, AppStorageError>
+  /// Whether the suite is the `defaultAppStorage` one, which the description leaves out.
+  private let isDefaultSuite: Bool
 
   init(_ key: String, suite: AppStorageSuite?, format: AppStorageFormat<Value>) {
     @Dependency(\.defaultAppStorage) var defaultSuite
     let suite = suite ?? defaultSuite
+    isDefaultSuite = suite == defaultSuite
     self.key = key
     self.suite = suite
     file = Result { () throws(AppStorageError) in
@@ -68,7 +72,20 @@ public struct AppStorageKey<Value: Sendable>: SharedKey {
     subscriber: SharedSubscriber<Value>
   ) -> SharedSubscription {
     guard case let .success(file) = file else { return .empty }
-    return file.subscribe(context: context, subscriber: subscriber)
+    let watching = file.subscribe(context: context, subscriber: subscriber)
+    // The suite's own API writing in this process: read the file at once, under the
+    // reference's lock (as the watcher's deliveries are), so that no write overtakes another.
+    let localWrites = AppStorageLocalWrites.shared.listen(storage: suite.storage, path: file.path) {
+      subscriber.yieldLatest {
+        let loaded = LockIsolated<Result<Value?, any Error>?>(nil)
+        file.load(context: .userInitiated, continuation: LoadContinuation { loaded.setValue($0) })
+        return loaded.value
+      }
+    }
+    return SharedSubscription {
+      watching.cancel()
+      localWrites.cancel()
+    }
   }
 
   /// Encodes the value and replaces the key's file with it (or removes the file, for `nil`).
@@ -92,7 +109,9 @@ extension AppStorageKey: CrossProcessKey {
 extension AppStorageKey: CustomStringConvertible {
   /// `.appStorage("key")`, with the suite when it is not the default one.
   public var description: String {
-    ".appStorage(\(String(reflecting: key)), store: \(suite))"
+    isDefaultSuite
+      ? ".appStorage(\(String(reflecting: key)))"
+      : ".appStorage(\(String(reflecting: key)), store: \(suite))"
   }
 }
 

@@ -161,6 +161,7 @@ extension AppStorageSuite {
     } catch {
       throw FileStorageError(.unwritable, path: file.path, underlying: error)
     }
+    AppStorageLocalWrites.shared.didWrite(storage: storage, path: file.path)
   }
 
   private func values<Value: Sendable>(

@@ -1,0 +1,78 @@
+extension Shared {
+  /// A read-only view of a value computed from this shared value.
+  ///
+  /// ```swift
+  /// let isZero: SharedReader<Bool> = $count.read { $0 == 0 }
+  /// ```
+  ///
+  /// - Parameter transform: Computes the view's value from the shared value; it runs on each read.
+  /// - Returns: A reader that follows the shared state this `Shared` points at now.
+  public func read<Member>(_ transform: @escaping @Sendable (Value) -> Member) -> SharedReader<Member> {
+    SharedReader(projection: projection.mapped(transform))
+  }
+
+  /// A read-only view of a part of this shared value.
+  ///
+  /// - Parameter keyPath: The part to read.
+  public func read<Member>(_ keyPath: KeyPath<Value, Member> & Sendable) -> SharedReader<Member> {
+    SharedReader(projection: projection.reading(keyPath))
+  }
+
+  /// Points this `Shared`, and every copy taken of it, at the state of another key, then loads
+  /// that key's value.
+  ///
+  /// When the process holds no state for `key` yet, it starts from the current value.
+  ///
+  /// - Parameter key: The key to use from now on.
+  /// - Throws: The key's load error.
+  public func load(_ key: some SharedKey<Value>) async throws {
+    let current = wrappedValue
+    box.repoint(to: ReferenceRegistry.current.reference(for: key) {
+      SharedReference(key: key, loadedValue: current)
+    })
+    try await load()
+  }
+}
+
+extension SharedReader {
+  /// A read-only view of a value computed from this shared value.
+  ///
+  /// - Parameter transform: Computes the view's value; it runs on each read.
+  public func read<Member>(_ transform: @escaping @Sendable (Value) -> Member) -> SharedReader<Member> {
+    SharedReader<Member>(projection: projection.mapped(transform))
+  }
+
+  /// A read-only view of a part of this shared value.
+  ///
+  /// - Parameter keyPath: The part to read.
+  public func read<Member>(_ keyPath: KeyPath<Value, Member> & Sendable) -> SharedReader<Member> {
+    SharedReader<Member>(projection: projection.reading(keyPath))
+  }
+
+  /// Points this reader, and every copy taken of it, at the state of another key, then loads
+  /// that key's value.
+  ///
+  /// - Parameter key: The key to read from now on.
+  /// - Throws: The key's load error.
+  public func load(_ key: some SharedReaderKey<Value>) async throws {
+    let current = wrappedValue
+    box.repoint(to: ReferenceRegistry.current.reference(for: key) {
+      SharedReference(key: key, loadedValue: current)
+    })
+    try await load()
+  }
+
+  /// Points this reader at the state of a writable key, then loads its value: see
+  /// ``load(_:)-(SharedReaderKey<Value>)``.
+  ///
+  /// - Parameter key: The key to read from now on.
+  /// - Throws: The key's load error.
+  @_disfavoredOverload
+  public func load(_ key: some SharedKey<Value>) async throws {
+    let current = wrappedValue
+    box.repoint(to: ReferenceRegistry.current.reference(for: key) {
+      SharedReference(key: key, loadedValue: current)
+    })
+    try await load()
+  }
+}

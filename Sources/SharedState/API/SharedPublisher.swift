@@ -1,0 +1,110 @@
+import Foundation
+import OpenCombineShim
+
+/// A Combine publisher of a shared value: the current value on subscription, then each change.
+///
+/// Get one from ``Shared/publisher`` or ``SharedReader/publisher``. It follows its `Shared`
+/// when that is re-pointed with `$x = Shared(…)` (and then publishes the new state's value).
+/// Values arrive on the thread that made the change; it never fails or finishes.
+public struct SharedPublisher<Output>: Publisher {
+  /// A shared value's publisher never fails.
+  public typealias Failure = Never
+
+  let source: @Sendable () -> any ValueProjection<Output>
+  let onRepoint: @Sendable (@escaping @Sendable () -> Void) -> SharedSubscription
+
+  /// Attaches a subscriber: it receives the current value once it asks for one, then each change.
+  public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Never {
+    // Type-erased, so that the subscription's closures capture no subscriber type.
+    let subscription = SharedPublisherSubscription(subscriber: AnySubscriber(subscriber))
+    subscriber.receive(subscription: subscription)
+    subscription.start(source: source, onRepoint: onRepoint)
+  }
+}
+
+/// One subscriber's link to a shared value.
+///
+/// Sendable because every mutable property is read and written only while `lock` is held; the
+/// subscriber is called outside the lock, one value at a time (`delivering` serialises calls).
+private final class SharedPublisherSubscription<Input>: Subscription, @unchecked Sendable {
+  typealias S = AnySubscriber<Input, Never>
+
+  private let lock = NSRecursiveLock()
+  private var subscriber: S?
+  private var demand = Subscribers.Demand.none
+  private var observation: SharedSubscription?
+  private var repointing: SharedSubscription?
+  private let delivering = NSRecursiveLock()
+
+  init(subscriber: S) {
+    self.subscriber = subscriber
+  }
+
+  func start(
+    source: @escaping @Sendable () -> any ValueProjection<S.Input>,
+    onRepoint: @Sendable (@escaping @Sendable () -> Void) -> SharedSubscription
+  ) {
+    let observe: @Sendable () -> Void = { [weak self] in
+      guard let self else { return }
+      let old = lock.withLock { observation }
+      old?.cancel()
+      let new = source().observe { [weak self] value in self?.deliver(value) }
+      lock.withLock {
+        if subscriber == nil { new.cancel() } else { observation = new }
+      }
+    }
+    let repointing = onRepoint(observe)
+    lock.withLock { self.repointing = repointing }
+    observe()
+  }
+
+  func request(_ newDemand: Subscribers.Demand) {
+    lock.withLock { demand += newDemand }
+  }
+
+  func cancel() {
+    let (observation, repointing) = lock.withLock {
+      defer {
+        subscriber = nil
+        self.observation = nil
+        self.repointing = nil
+      }
+      return (self.observation, self.repointing)
+    }
+    observation?.cancel()
+    repointing?.cancel()
+  }
+
+  private func deliver(_ value: S.Input) {
+    delivering.withLock {
+      let subscriber: S? = lock.withLock {
+        guard let subscriber = self.subscriber, demand > 0 else { return nil }
+        demand -= 1
+        return subscriber
+      }
+      guard let subscriber else { return }
+      let more = subscriber.receive(value)
+      lock.withLock { demand += more }
+    }
+  }
+}
+
+extension Shared {
+  /// A publisher of the value: the current value, then each change, whoever made it.
+  public var publisher: SharedPublisher<Value> {
+    SharedPublisher(
+      source: { [box] in box.current },
+      onRepoint: { [box] in box.onRepoint($0) }
+    )
+  }
+}
+
+extension SharedReader {
+  /// A publisher of the value: the current value, then each change, whoever made it.
+  public var publisher: SharedPublisher<Value> {
+    SharedPublisher(
+      source: { [box] in box.current },
+      onRepoint: { [box] in box.onRepoint($0) }
+    )
+  }
+}

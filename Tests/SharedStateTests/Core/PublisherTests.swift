@@ -1,0 +1,39 @@
+import ConcurrencyExtras
+import OpenCombineShim
+import SharedState
+import Testing
+
+@Suite("Combine publisher of shared state")
+struct PublisherTests {
+  @Test func publishesTheCurrentValueThenEachChange() {
+    @Shared(value: 0) var count
+    let received = LockIsolated<[Int]>([])
+    let cancellable = $count.publisher.sink { value in received.withValue { $0.append(value) } }
+    $count.withLock { $0 += 1 }
+    $count.withLock { $0 += 1 }
+    #expect(received.value == [0, 1, 2])
+    cancellable.cancel()
+    $count.withLock { $0 += 1 }
+    #expect(received.value == [0, 1, 2], "nothing after cancelling")
+  }
+
+  @Test func followsTheSharedWhenItIsRepointed() {
+    @Shared(.inMemory("first")) var value = 1
+    let received = LockIsolated<[Int]>([])
+    let cancellable = $value.publisher.sink { value in received.withValue { $0.append(value) } }
+    defer { cancellable.cancel() }
+    $value = Shared(wrappedValue: 10, .inMemory("second"))
+    $value.withLock { $0 += 1 }
+    #expect(received.value == [1, 10, 11])
+  }
+
+  @Test func aDerivedSharedKeepsPublishing() {
+    struct Wrapper { var count = 0 }
+    @Shared(value: Wrapper()) var wrapper
+    let received = LockIsolated<[Int]>([])
+    let cancellable = $wrapper.count.publisher.sink { value in received.withValue { $0.append(value) } }
+    defer { cancellable.cancel() }
+    $wrapper.withLock { $0.count = 5 }
+    #expect(received.value == [0, 5])
+  }
+}
