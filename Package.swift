@@ -5,6 +5,9 @@ let package = Package(
   name: "swift-shared-state",
   products: [
     .library(name: "SharedState", targets: ["SharedState"]),
+    // The same keys on PostgreSQL, in a product of its own: only programs that ask for it build
+    // SwiftNIO and postgres-nio.
+    .library(name: "SharedStatePostgres", targets: ["SharedStatePostgres"]),
     .executable(name: "shared-demo", targets: ["SharedDemo"]),
   ],
   dependencies: [
@@ -15,6 +18,7 @@ let package = Package(
     .package(url: "https://github.com/pointfreeco/swift-identified-collections", from: "1.1.1"),
     .package(url: "https://github.com/pointfreeco/xctest-dynamic-overlay", from: "1.13.1"),
     .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+    .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
   ],
   targets: [
     // Debian's libinotifytools0-dev. The module's header stops the build with a message naming
@@ -39,10 +43,18 @@ let package = Package(
         .product(name: "SystemPackage", package: "swift-system"),
       ]
     ),
+    .target(
+      name: "SharedStatePostgres",
+      dependencies: [
+        "SharedState",
+        .product(name: "PostgresNIO", package: "postgres-nio"),
+      ]
+    ),
     .executableTarget(
       name: "SharedDemo",
       dependencies: [
         "SharedState",
+        "SharedStatePostgres",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
@@ -53,6 +65,7 @@ let package = Package(
       name: "SharedStateTests",
       dependencies: [
         "SharedState",
+        "SharedStatePostgres",
         // The multi-process tests run the tool as their worker processes.
         "SharedDemo",
         .product(name: "CustomDump", package: "swift-custom-dump"),
@@ -61,6 +74,12 @@ let package = Package(
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
       ]
+    ),
+    // The benchmark's baseline: the same counter transaction in plain postgres-nio.
+    .executableTarget(
+      name: "PostgresBaseline",
+      dependencies: [.product(name: "PostgresNIO", package: "postgres-nio")],
+      path: "Benchmarks/PostgresBaseline"
     ),
   ],
   swiftLanguageModes: [.v6]

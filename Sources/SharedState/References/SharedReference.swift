@@ -64,7 +64,7 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
     self.key = key
     keyDescription = String(describing: key)
     writableKey = key as? any SharedKey<Value>
-    crossProcessKey = key as? any CrossProcessKey<Value>
+    crossProcessKey = crossProcessAccess(for: key)
     storedIsLoading = true
     key.load(
       context: .initialValue(defaultValue),
@@ -82,7 +82,7 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
     self.key = key
     keyDescription = String(describing: key)
     writableKey = key as? any SharedKey<Value>
-    crossProcessKey = key as? any CrossProcessKey<Value>
+    crossProcessKey = crossProcessAccess(for: key)
     startSubscription = { [weak self] in self?.subscribe(to: key, context: .userInitiated) }
   }
 
