@@ -137,7 +137,7 @@ final class PostgresConnectionHub: Sendable {
   func ensureTable(on connection: PostgresConnection) throws {
     guard !state.withLockedValue({ $0.tableExists }) else { return }
     let table = Self.table
-    let exists = try connection.query("SELECT to_regclass(\(table)) IS NOT NULL", logger: logger).wait()
+    let exists = try connection.query("SELECT to_regclass(\(table)) IS NOT NULL", logger: logger).wait(on: connection)
     if try exists.rows.first?.decode(Bool.self) != true {
       do {
         _ = try connection.query(
@@ -151,7 +151,7 @@ final class PostgresConnectionHub: Sendable {
           )
           """,
           logger: logger
-        ).wait()
+        ).wait(on: connection)
       } catch let error as PSQLError where ["23505", "42P07"].contains(error.serverInfo?[.sqlState]) {
         // Another process created it at the same moment.
       }
@@ -291,5 +291,23 @@ extension PostgresConnection {
   func closeInBackground() {
     let closed: EventLoopFuture<Void> = close()
     closed.whenComplete { _ in withExtendedLifetime(self) {} }
+  }
+}
+
+extension EventLoopFuture where Value: Sendable {
+  /// Waits for the result of a query on `connection`, and gives up when the connection closes
+  /// first: postgres-nio was seen leaving a query's future pending for good when the server
+  /// shut down under it, and no call of this library may wait forever.
+  func wait(on connection: PostgresConnection) throws -> Value {
+    let done = DispatchSemaphore(value: 0)
+    whenComplete { _ in done.signal() }
+    while done.wait(timeout: .now() + .milliseconds(100)) == .timedOut {
+      if connection.isClosed {
+        // One last look: it may have completed just as the connection closed.
+        if done.wait(timeout: .now() + .milliseconds(100)) == .success { break }
+        throw ConnectionLost()
+      }
+    }
+    return try wait()
   }
 }

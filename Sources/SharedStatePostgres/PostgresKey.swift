@@ -67,7 +67,7 @@ public struct PostgresKey<Value: Sendable>: SharedKey {
   public func load(context: LoadContext<Value>, continuation: LoadContinuation<Value>) {
     do {
       let row = try hub.withConnection { connection in
-        try StoredRow.read(namespace: store.namespace, key: key, on: connection, logger: logger).wait()
+        try StoredRow.read(namespace: store.namespace, key: key, on: connection, logger: logger).wait(on: connection)
       }
       let version = row?.version ?? 0
       state.fields.withLockedValue { $0.version = max($0.version, version) }
@@ -139,7 +139,7 @@ public struct PostgresKey<Value: Sendable>: SharedKey {
       case let .success(connection):
         do {
           let version = try write(json, on: connection)
-          _ = try connection.query("COMMIT", logger: logger).wait()
+          _ = try connection.query("COMMIT", logger: logger).wait(on: connection)
           hub.giveBack(connection)
           state.fields.withLockedValue { $0.version = max($0.version, version) }
         } catch {
@@ -201,7 +201,7 @@ extension PostgresKey: TransactionalSharedKey {
       let opened = try hub.takeConnection()
       do {
         try hub.ensureTable(on: opened)
-        _ = try opened.query("BEGIN", logger: logger).wait()
+        _ = try opened.query("BEGIN", logger: logger).wait(on: opened)
         let row = try StoredRow.lock(namespace: store.namespace, key: key, on: opened, logger: logger)
         let isNew = state.fields.withLockedValue { fields in
           defer { fields.version = row.version }
@@ -224,7 +224,7 @@ extension PostgresKey: TransactionalSharedKey {
       }
       if case let .success(connection) = unfinished?.connection {
         do {
-          _ = try connection.query("ROLLBACK", logger: logger).wait()
+          _ = try connection.query("ROLLBACK", logger: logger).wait(on: connection)
           hub.giveBack(connection)
         } catch {
           connection.closeInBackground()

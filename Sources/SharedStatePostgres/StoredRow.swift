@@ -46,7 +46,7 @@ struct StoredRow: Sendable {
       WHERE namespace = \(namespace) AND key = \(key) FOR UPDATE
       """
     func selected() throws -> StoredRow? {
-      try connection.query(select, logger: logger).wait().rows.first.map { row in
+      try connection.query(select, logger: logger).wait(on: connection).rows.first.map { row in
         let (json, version) = try row.decode((String?, Int64).self)
         return StoredRow(json: json, version: version)
       }
@@ -58,7 +58,7 @@ struct StoredRow: Sendable {
       VALUES (\(namespace), \(key), NULL, 0) ON CONFLICT DO NOTHING
       """,
       logger: logger
-    ).wait()
+    ).wait(on: connection)
     return try selected() ?? StoredRow(json: nil, version: 0)
   }
 
@@ -85,7 +85,7 @@ struct StoredRow: Sendable {
       FROM written
       """,
       logger: logger
-    ).wait()
+    ).wait(on: connection)
     guard let row = result.rows.first else { return 0 }
     return try row.decode(Int64.self)
   }
@@ -98,6 +98,6 @@ struct StoredRow: Sendable {
       WHERE namespace = \(namespace) AND value IS NOT NULL ORDER BY key COLLATE "C"
       """,
       logger: logger
-    ).wait().rows.map { try $0.decode(String.self) }
+    ).wait(on: connection).rows.map { try $0.decode(String.self) }
   }
 }

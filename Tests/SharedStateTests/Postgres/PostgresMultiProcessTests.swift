@@ -70,7 +70,7 @@ struct PostgresMultiProcessTests {
   @Test func aServerRestartLosesNoReportedIncrementAndWatchersConverge() async throws {
     try await PostgresServer.withServer { server in
       // The counter exists before the watchers start, so that each prints a number first.
-      #expect(try await DemoProcess("set", "--postgres", server.url, "--key", "counter", "0").waitForExit() == 0)
+      #expect(try await DemoProcess("set", "--postgres", server.url, "--key", "counter", "0").waitForExit(seconds: 66) == 0)
       let watchers = try (0..<2).map { _ in
         try DemoProcess("watch", "--postgres", server.url, "--key", "counter")
       }
@@ -81,18 +81,18 @@ struct PostgresMultiProcessTests {
         )
       }
       // Stop the server in the middle of the run, once every worker is under way.
-      for worker in workers { _ = try await worker.nextLine(seconds: 60) }
+      for worker in workers { _ = try await worker.nextLine(seconds: 61) }
       try server.stop()
       var reportedDone = 0
       var failed = 0
       for worker in workers {
-        let lines = try await worker.allOutput(seconds: 60)
-        let status = try await worker.waitForExit(seconds: 60)
+        let lines = try await worker.allOutput(seconds: 62)
+        let status = try await worker.waitForExit(seconds: 63)
         // Its first line was read above: `done 1`.
         let done = lines.compactMap { $0.hasPrefix("done ") ? Int($0.dropFirst(5)) : nil }.max() ?? 1
         reportedDone += done
         #expect(status == 1, "a worker of 100 000 increments cannot have finished")
-        let errors = try await worker.allErrors()
+        let errors = try await worker.allErrors(seconds: 65)
         #expect(errors.count == 1)
         #expect(errors.first?.contains("PostgreSQL at 127.0.0.1") == true, "\(errors)")
         failed += 1
@@ -105,8 +105,8 @@ struct PostgresMultiProcessTests {
       try server.start()
       // One more increment after the restart: every watcher must see the final value.
       let last = try DemoProcess("increment", "--postgres", server.url, "--key", "counter")
-      #expect(try await last.allOutput(seconds: 60) == ["ok 1"])
-      let final = try #require(Int(try await DemoProcess("get", "--postgres", server.url, "--key", "counter").allOutput().first ?? ""))
+      #expect(try await last.allOutput(seconds: 64) == ["ok 1"])
+      let final = try #require(Int(try await DemoProcess("get", "--postgres", server.url, "--key", "counter").allOutput(seconds: 67).first ?? ""))
       // Every increment reported done is stored; at most one per worker was cut off between
       // its commit and its report.
       #expect(final - 1 >= reportedDone)
