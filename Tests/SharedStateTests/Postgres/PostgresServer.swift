@@ -80,49 +80,34 @@ final class PostgresServer: Sendable {
   }
 
   private func remove() {
-    try? program("pg_ctl", ["-D", dataPath, "-m", "immediate", "-w", "stop"], quiet: true)
+    try? program("pg_ctl", ["-D", dataPath, "-m", "immediate", "-w", "stop"])
     try? FileManager.default.removeItem(at: directory)
   }
 
-  private func program(_ name: String, _ arguments: [String], quiet: Bool = false) throws {
+  /// Runs one of the server's programs, as `postgres` when the tests run as root, through a
+  /// shell that first closes every descriptor above standard error: the server that
+  /// `pg_ctl start` leaves running would otherwise keep open whatever this process had open at
+  /// that moment, such as the write end of a pipe to another test's `shared-demo`, whose reader
+  /// would then never see its end.
+  private func program(_ name: String, _ arguments: [String]) throws {
     let path = "\(Self.binDirectory ?? "")/\(name)"
-    if let runAs {
-      try Self.run("/sbin/runuser", ["-u", runAs, "--", path] + arguments, quiet: quiet)
-    } else {
-      try Self.run(path, arguments, quiet: quiet)
-    }
+    let closeAndRun = #"for fd in $(ls /proc/$$/fd); do [ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null; done; exec "$@""#
+    let command = (runAs.map { ["/sbin/runuser", "-u", $0, "--"] } ?? []) + [path] + arguments
+    try Self.run("/bin/bash", ["-c", closeAndRun, "bash"] + command)
   }
 
-  /// Runs a program to its end and returns what it printed. posix_spawn and waitpid rather than
-  /// Foundation's `Process`, whose `waitUntilExit` was seen never to return for `pg_ctl start`
-  /// run through `runuser` (the exited child stayed a zombie). Output goes to a file, not a
-  /// pipe: the server that `pg_ctl start` leaves running inherits the descriptor.
+  /// Runs a program to its end and returns what it printed, through the tmux tests' spawner:
+  /// posix_spawn with every signal unblocked and set to its default (a server started from a
+  /// thread that blocks SIGINT would not stop when `pg_ctl stop` asks), output to a file that
+  /// the server left running may keep open, and waitpid (Foundation's `waitUntilExit` was seen
+  /// never to return for `pg_ctl start` run through `runuser`).
   @discardableResult
-  private static func run(_ path: String, _ arguments: [String], quiet: Bool = false) throws -> String {
-    let outputPath = FileManager.default.temporaryDirectory
-      .appendingPathComponent("SharedStatePostgresTests-output-\(UUID().uuidString)").path
-    defer { unlink(outputPath) }
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-    posix_spawn_file_actions_adddup2(&actions, 1, 2)
-    let argv = ([path] + arguments).map { strdup($0) } + [nil]
-    defer { for pointer in argv { free(pointer) } }
-    var pid: pid_t = 0
-    let spawned = posix_spawn(&pid, path, &actions, nil, argv, environ)
-    guard spawned == 0 else {
-      throw PostgresServerError("\(path) could not be started: \(String(cString: strerror(spawned)))")
+  private static func run(_ path: String, _ arguments: [String]) throws -> String {
+    let (status, output) = TmuxServer.spawnAndWait(path, arguments)
+    guard status == 0 else {
+      throw PostgresServerError("\(path) \(arguments.joined(separator: " ")) failed: \(output)")
     }
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-    let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
-    // Exited normally with status 0.
-    guard status & 0x7f == 0, (status >> 8) & 0xff == 0 else {
-      throw PostgresServerError("\(path) \(arguments.joined(separator: " ")) failed: \(text)")
-    }
-    return text.trimmingCharacters(in: .whitespacesAndNewlines)
+    return output.trimmingCharacters(in: .whitespacesAndNewlines)
   }
 
   /// A port nobody listens on now: the kernel's choice for a socket bound to port 0.
