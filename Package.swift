@@ -5,6 +5,9 @@ let package = Package(
   name: "swift-shared-state",
   products: [
     .library(name: "SharedState", targets: ["SharedState"]),
+    // The same keys on PostgreSQL, in a product of its own: only programs that ask for it build
+    // SwiftNIO and postgres-nio.
+    .library(name: "SharedStatePostgres", targets: ["SharedStatePostgres"]),
     .executable(name: "shared-demo", targets: ["SharedDemo"]),
   ],
   dependencies: [
@@ -19,6 +22,8 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
     // Combine's API on Linux, for `$shared.publisher`; swift-dependencies already builds it.
     .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
+    // PostgreSQL, for SharedStatePostgres only.
+    .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
   ],
   targets: [
     // Debian's libinotifytools0-dev. The module's header stops the build with a message naming
@@ -45,10 +50,18 @@ let package = Package(
         .product(name: "OpenCombineShim", package: "OpenCombine"),
       ]
     ),
+    .target(
+      name: "SharedStatePostgres",
+      dependencies: [
+        "SharedState",
+        .product(name: "PostgresNIO", package: "postgres-nio"),
+      ]
+    ),
     .executableTarget(
       name: "SharedDemo",
       dependencies: [
         "SharedState",
+        "SharedStatePostgres",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
@@ -59,6 +72,7 @@ let package = Package(
       name: "SharedStateTests",
       dependencies: [
         "SharedState",
+        "SharedStatePostgres",
         // The multi-process tests run the tool as their worker processes.
         "SharedDemo",
         .product(name: "CustomDump", package: "swift-custom-dump"),
@@ -68,6 +82,12 @@ let package = Package(
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
         .product(name: "OpenCombineShim", package: "OpenCombine"),
       ]
+    ),
+    // The benchmark's baseline: the same counter transaction in plain postgres-nio.
+    .executableTarget(
+      name: "PostgresBaseline",
+      dependencies: [.product(name: "PostgresNIO", package: "postgres-nio")],
+      path: "Benchmarks/PostgresBaseline"
     ),
   ],
   swiftLanguageModes: [.v6]

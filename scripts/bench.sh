@@ -181,3 +181,6 @@ if [ "$tmpfs" = yes ] && [ -d /dev/shm ]; then
   report "tmpfs" "$shm"
   report "tmpfs" "$shm" --fsync
 fi
+
+# PostgreSQL (SharedStatePostgres), on a server of its own: see scripts/bench/postgres.sh.
+scripts/bench/postgres.sh --pings "$pings"

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SharedState
+import SharedStatePostgres
 
 /// `shared-demo keys`: lists the keys of an app-storage suite.
 struct Keys: AsyncParsableCommand {
@@ -19,35 +20,53 @@ struct Keys: AsyncParsableCommand {
   @Flag(help: "Print each key as a JSON string, one per line.")
   var json = false
 
+  @Option(help: "The app-storage suite directory.")
+  var suite: String?
+
+  @OptionGroup var postgres: PostgresOptions
+
   func validate() throws {
     if null && json { throw ValidationError("--null and --json cannot be used together.") }
+    guard (suite == nil) != (postgres.url == nil) else {
+      throw ValidationError("Give either --suite DIR or --postgres URL.")
+    }
   }
-
-  @Option(help: "The app-storage suite directory.")
-  var suite: String
 
   func run() async throws {
     try await reportingFailure {
-      let store = AppStorageSuite(directory: URL(fileURLWithPath: suite))
-      do {
-        let keys = try store.keys()
-        if null {
-          FileHandle.standardOutput.write(Data(keys.map { $0 + "\0" }.joined().utf8))
-        } else if json {
-          for key in keys {
-            // A JSON string: quotes, backslashes and control characters escaped.
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = .withoutEscapingSlashes
-            let encoded = try encoder.encode(key)
-            Output.line(String(decoding: encoded, as: UTF8.self))
-          }
-        } else {
-          for key in keys {
-            Output.line(key)
-          }
+      let keys: [String]
+      if let store = postgres.store {
+        do {
+          keys = try store.keys()
+        } catch {
+          throw DemoError(String(describing: error))
         }
-      } catch {
-        throw DemoError("The keys of \(suite) could not be listed: \(error)")
+      } else {
+        guard let suite else { return }
+        do {
+          keys = try AppStorageSuite(directory: URL(fileURLWithPath: suite)).keys()
+        } catch {
+          throw DemoError("The keys of \(suite) could not be listed: \(error)")
+        }
+      }
+      try print(keys)
+    }
+  }
+
+  /// Prints `keys` in the chosen format.
+  private func print(_ keys: [String]) throws {
+    if null {
+      FileHandle.standardOutput.write(Data(keys.map { $0 + "\0" }.joined().utf8))
+    } else if json {
+      // A JSON string: quotes, backslashes and control characters escaped.
+      let encoder = JSONEncoder()
+      encoder.outputFormatting = .withoutEscapingSlashes
+      for key in keys {
+        Output.line(String(decoding: try encoder.encode(key), as: UTF8.self))
+      }
+    } else {
+      for key in keys {
+        Output.line(key)
       }
     }
   }

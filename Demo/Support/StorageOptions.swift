@@ -1,9 +1,10 @@
 import ArgumentParser
 import Foundation
 import SharedState
+import SharedStatePostgres
 
-/// Which stored value a subcommand works on: a file (`--file`), or a key of an app-storage
-/// suite (`--suite` and `--key`).
+/// Which stored value a subcommand works on: a file (`--file`), a key of an app-storage
+/// suite (`--suite` and `--key`), or a key in PostgreSQL (`--postgres` and `--key`).
 struct StorageOptions: ParsableArguments {
   @Option(name: .long, help: "The file that holds the value (file storage).")
   var file: String?
@@ -17,7 +18,14 @@ struct StorageOptions: ParsableArguments {
   @Flag(help: "Flush each write to the disk (fsync) before it counts as done.")
   var fsync = false
 
+  @OptionGroup var postgres: PostgresOptions
+
   func validate() throws {
+    if postgres.url != nil {
+      guard file == nil, suite == nil else { throw ValidationError("Give --postgres without --file or --suite.") }
+      guard key != nil else { throw ValidationError("--postgres needs --key.") }
+      return
+    }
     switch (file, suite, key) {
     case (.some, nil, nil), (nil, .some, .some): break
     case (.some, _, _): throw ValidationError("Give either --file or --suite with --key, not both.")
@@ -30,6 +38,7 @@ struct StorageOptions: ParsableArguments {
   /// What the value is, for messages: the file's path, or the suite and key.
   var description: String {
     if let file { return file }
+    if let store = postgres.store { return "key \(String(reflecting: key ?? "")) of \(store)" }
     return "key \(String(reflecting: key ?? "")) of \(suite ?? "")"
   }
 
@@ -37,6 +46,9 @@ struct StorageOptions: ParsableArguments {
 
   /// The key for the value, holding a `Codable` value.
   func key<Value: Codable & Sendable>(_: Value.Type = Value.self) -> any SharedKey<Value> {
+    if let store = postgres.store, let key {
+      return PostgresKey<Value>.postgres(key, store: store)
+    }
     if let suite, let key {
       let store = AppStorageSuite(directory: URL(fileURLWithPath: suite), durability: durability)
       return AppStorageKey<Value>.appStorage(key, store: store)

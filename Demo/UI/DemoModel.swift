@@ -12,7 +12,9 @@ final class DemoModel {
     case proceed, quit
   }
 
-  let suite: AppStorageSuite
+  /// Where the state lives, for the window's title: the suite's directory, or the PostgreSQL
+  /// namespace and server.
+  let location: String
   let counter: Shared<Int>
   let toggles: [Shared<Bool>]
   let theme: Shared<Theme>
@@ -38,18 +40,39 @@ final class DemoModel {
   /// - Parameters:
   ///   - pid: This process's id, written with each change and shown.
   ///   - now: The time in nanoseconds since the Unix epoch.
-  init(suite: AppStorageSuite, pid: Int32, now: @escaping () -> UInt64) {
-    self.suite = suite
+  convenience init(suite: AppStorageSuite, pid: Int32, now: @escaping () -> UInt64) {
+    self.init(
+      location: suite.directory.path,
+      counter: Shared(wrappedValue: 0, .appStorage("counter", store: suite)),
+      toggles: SettingToggle.all.map { Shared(wrappedValue: false, .appStorage($0.key, store: suite)) },
+      theme: Shared(wrappedValue: .system, .appStorage("settings.theme", store: suite)),
+      todos: Shared(wrappedValue: [], .fileStorage(suite.directory.appendingPathComponent("todos.json"))),
+      lastChange: Shared(wrappedValue: nil, .appStorage("last-change", store: suite)),
+      pid: pid,
+      now: now
+    )
+  }
+
+  /// Opens the state of the demo's windows from its parts (see `DemoModel+Postgres.swift` for
+  /// the same state in PostgreSQL).
+  init(
+    location: String,
+    counter: Shared<Int>,
+    toggles: [Shared<Bool>],
+    theme: Shared<Theme>,
+    todos: Shared<IdentifiedArrayOf<Todo>>,
+    lastChange: Shared<LastChange?>,
+    pid: Int32,
+    now: @escaping () -> UInt64
+  ) {
+    self.location = location
+    self.counter = counter
+    self.toggles = toggles
+    self.theme = theme
+    self.todos = todos
+    self.lastChange = lastChange
     self.pid = pid
     self.now = now
-    counter = Shared(wrappedValue: 0, .appStorage("counter", store: suite))
-    toggles = SettingToggle.all.map { Shared(wrappedValue: false, .appStorage($0.key, store: suite)) }
-    theme = Shared(wrappedValue: .system, .appStorage("settings.theme", store: suite))
-    todos = Shared(
-      wrappedValue: [],
-      .fileStorage(suite.directory.appendingPathComponent("todos.json"))
-    )
-    lastChange = Shared(wrappedValue: nil, .appStorage("last-change", store: suite))
     // Changes made before this window opened are not changes that arrived while it watched.
     firstSequence = lastChange.wrappedValue?.sequence ?? 0
     latestSequence = firstSequence
@@ -219,7 +242,7 @@ final class DemoModel {
     ] + zip(SettingToggle.all, toggles).map { ($0.key, $1.loadError ?? $1.saveError) }
     let problem = errors.first { $0.1 != nil }.map { "\($0.0): \($0.1!)" }
     return DemoSnapshot(
-      suite: suite.directory.path,
+      suite: location,
       counter: counter.wrappedValue,
       toggles: zip(SettingToggle.all, toggles).map {
         DemoSnapshot.ToggleRow(title: $0.title, shortcut: $0.shortcut, isOn: $1.wrappedValue)

@@ -6,7 +6,7 @@ import SharedState
 /// suite follows the others live.
 struct UI: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
-    abstract: "Show a suite's counter, settings and to-do list in the terminal, live, and change them with keys.",
+    abstract: "Show a suite's (or a PostgreSQL namespace's) counter, settings and to-do list in the terminal, live, and change them with keys.",
     discussion: """
       Run it in two terminals on the same --suite: a change in one appears in the other at \
       once. Keys: + and - change the counter, 1 2 3 flip the settings, t picks the theme, a adds \
@@ -15,15 +15,28 @@ struct UI: AsyncParsableCommand {
   )
 
   @Option(help: "The app-storage suite directory the windows share (created when first written).")
-  var suite: String
+  var suite: String?
+
+  @OptionGroup var postgres: PostgresOptions
+
+  func validate() throws {
+    guard (suite == nil) != (postgres.url == nil) else {
+      throw ValidationError("Give either --suite DIR or --postgres URL.")
+    }
+  }
 
   func run() async throws {
     try await reportingFailure {
-      let model = DemoModel(
-        suite: AppStorageSuite(directory: URL(fileURLWithPath: suite)),
-        pid: getpid(),
-        now: Output.unixNanoseconds
-      )
+      let model =
+        if let store = postgres.store {
+          DemoModel(postgres: store, pid: getpid(), now: Output.unixNanoseconds)
+        } else {
+          DemoModel(
+            suite: AppStorageSuite(directory: URL(fileURLWithPath: suite ?? "")),
+            pid: getpid(),
+            now: Output.unixNanoseconds
+          )
+        }
       let terminal = try Terminal()
       defer { terminal.restore() }
       let events = DemoEvents(model: model)

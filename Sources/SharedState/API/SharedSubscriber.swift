@@ -55,7 +55,7 @@ public struct SharedSubscriber<Value>: Sendable {
   /// Delivers what `compute` returns, computed while the receiving reference holds its lock, so
   /// that a value read from storage cannot overtake a write the reference makes meanwhile.
   /// `compute` returns `nil` when there is nothing new.
-  func yieldLatest(_ compute: () -> Result<Value?, any Error>?) {
+  package func yieldLatest(_ compute: () -> Result<Value?, any Error>?) {
     if let deliverUnderLock {
       deliverUnderLock(compute)
     } else if let result = compute() {

@@ -201,7 +201,7 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
 }
 
 extension FileStorageKey: CrossProcessKey {
-  func beginTransaction() -> KeyTransaction<Value> {
+  package func beginTransaction() -> KeyTransaction<Value> {
     let transaction = file.beginTransaction()
     let change = transaction.change.map { change in
       change

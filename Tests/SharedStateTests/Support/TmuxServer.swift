@@ -86,7 +86,7 @@ final class TmuxServer: Sendable {
     }
   }
 
-  private static func spawnAndWait(_ path: String, _ arguments: [String]) -> (Int32, String) {
+  static func spawnAndWait(_ path: String, _ arguments: [String]) -> (Int32, String) {
     var attributes = posix_spawnattr_t()
     posix_spawnattr_init(&attributes)
     defer { posix_spawnattr_destroy(&attributes) }

@@ -3,16 +3,16 @@
 /// mutation, then ``commit(_:)`` of the new value (or nothing), then ``end()``.
 ///
 /// Used on one thread, from beginning to end.
-final class KeyTransaction<Value> {
+package final class KeyTransaction<Value> {
   /// What the storage holds when it changed since the key last read or wrote it
   /// (`.success(nil)` when nothing is stored any more), the error when it cannot be read or
   /// decoded, or `nil` when it did not change.
-  let change: Result<Value?, any Error>?
+  package let change: Result<Value?, any Error>?
   private let commitValue: (Value) throws -> Void
   private let release: () -> Void
   private var isOpen = true
 
-  init(
+  package init(
     change: Result<Value?, any Error>?,
     commit: @escaping (Value) throws -> Void,
     end: @escaping () -> Void
@@ -23,12 +23,12 @@ final class KeyTransaction<Value> {
   }
 
   /// Stores `value`, atomically; a commit that throws stored nothing.
-  func commit(_ value: Value) throws {
+  package func commit(_ value: Value) throws {
     try commitValue(value)
   }
 
   /// Releases the locks. Later calls do nothing.
-  func end() {
+  package func end() {
     guard isOpen else { return }
     isOpen = false
     release()

@@ -98,7 +98,7 @@ public struct AppStorageKey<Value: Sendable>: SharedKey {
 }
 
 extension AppStorageKey: CrossProcessKey {
-  func beginTransaction() -> KeyTransaction<Value> {
+  package func beginTransaction() -> KeyTransaction<Value> {
     switch file {
     case let .success(file): file.beginTransaction()
     case let .failure(error): KeyTransaction(change: nil, commit: { _ in throw error }, end: {})

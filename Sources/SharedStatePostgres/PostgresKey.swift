@@ -1,0 +1,293 @@
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import PostgresNIO
+import SharedState
+
+/// A persistence strategy that keeps a `Codable` value as `jsonb` in a PostgreSQL table, shared
+/// live by every process, on every machine, that uses the same key of the same namespace.
+///
+/// ```swift
+/// let store = try PostgresStore(url: "postgres://app@db.example.net/app")
+/// @Shared(.postgres("counter", store: store)) var counter = 0
+/// $counter.withLock { $0 += 1 }   // atomic across every process on every machine
+/// ```
+///
+/// - ``Shared/withLock(_:)`` is one transaction: it locks the row (`SELECT … FOR UPDATE`,
+///   creating it first when missing), brings the value up to date when another process wrote
+///   since, applies the mutation, writes it with a new version and notifies, then commits.
+/// - Writes by other processes arrive live through `LISTEN`/`NOTIFY` on one connection per
+///   process and server, shared by every key. This process's own writes are not reported back.
+/// - A missing row means the default value; nothing is written until the program changes it.
+/// - A row whose JSON does not decode as `Value` leaves the value as it was, sets
+///   ``Shared/loadError``, and is not overwritten until the program writes a new value.
+/// - When the server goes away, the value keeps what it had and ``Shared/loadError`` says so;
+///   the library reconnects (50 ms, doubling up to 2 s), listens again, reloads every key and
+///   clears the error. A write made meanwhile fails: ``Shared/saveError`` says so, and it is
+///   never retried behind the program's back.
+///
+/// Reads and writes block the calling thread until the server answers (a round trip on the
+/// network): like file storage, it is made for state that changes at human or script speed, not
+/// for a hot loop on a far-away server.
+public struct PostgresKey<Value: Sendable>: SharedKey {
+  /// The key's name within its namespace.
+  public let key: String
+  /// The namespace and server that hold the key.
+  public let store: PostgresStore
+  private let decode: @Sendable (Data) throws -> Value
+  private let encode: @Sendable (Value) throws -> Data
+  private let state = PostgresKeyState()
+  private let logger = Logger(label: "SharedStatePostgres")
+
+  /// Creates a key with closures that turn values into JSON and back.
+  ///
+  /// - Parameters:
+  ///   - key: The key's name.
+  ///   - store: The namespace and server.
+  ///   - decode: Turns the stored JSON into a value.
+  ///   - encode: Turns a value into JSON (PostgreSQL refuses what is not JSON).
+  public init(
+    _ key: String,
+    store: PostgresStore,
+    decode: @escaping @Sendable (Data) throws -> Value,
+    encode: @escaping @Sendable (Value) throws -> Data
+  ) {
+    self.key = key
+    self.store = store
+    self.decode = decode
+    self.encode = encode
+  }
+
+  /// The store and the key's name.
+  public var id: PostgresKeyID { PostgresKeyID(store: store, key: key) }
+
+  private var hub: PostgresConnectionHub { store.hub }
+
+  /// Reads the row, blocking; a missing row keeps the default value.
+  public func load(context: LoadContext<Value>, continuation: LoadContinuation<Value>) {
+    do {
+      let row = try hub.withConnection { connection in
+        try StoredRow.read(namespace: store.namespace, key: key, on: connection, logger: logger).wait(on: connection)
+      }
+      let version = row?.version ?? 0
+      state.fields.withLockedValue { $0.version = max($0.version, version) }
+      continuation.resume(with: decoded(row))
+    } catch {
+      continuation.resume(throwing: failure(.unreadable, error))
+    }
+  }
+
+  /// Listens for other processes' writes to the row (on the process's one listening
+  /// connection), and reports a lost connection and the reload after it.
+  public func subscribe(context: LoadContext<Value>, subscriber: SharedSubscriber<Value>) -> SharedSubscription {
+    let cancel = hub.addListener(
+      PostgresConnectionHub.Listener(
+        namespace: store.namespace,
+        key: key,
+        changed: { [self] version in reload(after: version, into: subscriber) },
+        lost: { [self] error in
+          state.fields.withLockedValue { $0.isDisconnected = true }
+          subscriber.yield(throwing: failure(.disconnected, error))
+        }
+      )
+    )
+    return SharedSubscription { cancel() }
+  }
+
+  /// Reads the row again when `version` (or, for `nil`, anything) may be newer than what this
+  /// process holds, and delivers it under the reference's lock, so that it cannot overtake a
+  /// write the reference makes meanwhile.
+  private func reload(after version: Int64?, into subscriber: SharedSubscriber<Value>) {
+    if let version, state.fields.withLockedValue({ version <= $0.version && !$0.isDisconnected }) { return }
+    hub.readForListener(namespace: store.namespace, key: key).whenComplete { [self] result in
+      // A failed read means the listening connection failed: `lost` reports it.
+      guard case let .success(row) = result else { return }
+      hub.deliveries.async {
+        subscriber.yieldLatest {
+          let isNew = state.fields.withLockedValue { fields in
+            let version = row?.version ?? 0
+            defer { fields.isDisconnected = false }
+            guard version > fields.version || fields.isDisconnected else { return false }
+            fields.version = max(fields.version, version)
+            return true
+          }
+          return isNew ? decoded(row) : nil
+        }
+      }
+    }
+  }
+
+  /// Writes the value as one statement (``Shared/save()``, a plain assignment). Inside
+  /// ``Shared/withLock(_:)`` the write goes through the transaction that `withLock` began instead:
+  /// see ``beginTransaction()``. Never queued: a write that fails now is reported now.
+  public func save(_ value: Value, context: SaveContext, continuation: SaveContinuation) {
+    do {
+      let json = try encodedJSON(value)
+      let version: Int64
+      do {
+        version = try hub.withConnection { connection in try write(json, on: connection) }
+      } catch {
+        throw failure(.unwritable, error)
+      }
+      state.fields.withLockedValue { $0.version = max($0.version, version) }
+      continuation.resume()
+    } catch {
+      continuation.resume(throwing: error)
+    }
+  }
+
+  /// The value as JSON text.
+  ///
+  /// - Throws: ``PostgresStorageError`` (unwritable) when it cannot be encoded.
+  private func encodedJSON(_ value: Value) throws -> String {
+    do {
+      return String(decoding: try encode(value), as: UTF8.self)
+    } catch {
+      throw failure(.unwritable, error)
+    }
+  }
+
+  private func write(_ json: String, on connection: PostgresConnection) throws -> Int64 {
+    try StoredRow.write(
+      json: json,
+      namespace: store.namespace,
+      key: key,
+      notificationPrefix: hub.notificationPrefix(namespace: store.namespace, key: key),
+      on: connection,
+      logger: logger
+    )
+  }
+
+  /// Turns a row into what a reference takes: a value, `nil` for the default, or the decoding
+  /// error.
+  private func decoded(_ row: StoredRow?) -> Result<Value?, any Error> {
+    guard let json = row?.json else { return .success(nil) }
+    do {
+      return .success(try decode(Data(json.utf8)))
+    } catch {
+      return .failure(failure(.undecodable, error))
+    }
+  }
+
+  private func failure(_ kind: PostgresStorageError.Kind, _ error: any Error) -> PostgresStorageError {
+    PostgresStorageError(kind, key: key, namespace: store.namespace, server: hub.server, underlying: error)
+  }
+}
+
+extension PostgresKey: CrossProcessKey {
+  /// Begins a transaction, locks the row (creating it empty when missing) and reports the row
+  /// when another process wrote it since. The commit writes the new value with a new version,
+  /// notifies and commits; a transaction that ends without a commit is rolled back.
+  ///
+  /// When the transaction cannot begin (the server is gone, the role may not lock the row), the
+  /// mutation still runs, on the value this process holds, and the commit fails with the reason:
+  /// nothing is written. A second commit in one `withLock` (a nested `withLock` on the same
+  /// state) writes as one statement, after the first has committed.
+  package func beginTransaction() -> KeyTransaction<Value> {
+    var change: Result<Value?, any Error>?
+    let begun: Result<PostgresConnection, any Error>
+    do {
+      let opened = try hub.takeConnection()
+      do {
+        try hub.ensureTable(on: opened)
+        _ = try opened.query("BEGIN", logger: logger).wait(on: opened)
+        let row = try StoredRow.lock(namespace: store.namespace, key: key, on: opened, logger: logger)
+        let isNew = state.fields.withLockedValue { fields in
+          defer { fields.version = row.version }
+          return row.version != fields.version
+        }
+        if isNew { change = decoded(row) }
+        begun = .success(opened)
+      } catch {
+        opened.closeInBackground()
+        throw error
+      }
+    } catch {
+      begun = .failure(error)
+    }
+    // The connection while the transaction is open; `nil` once it committed or rolled back.
+    // A transaction is used on one thread from beginning to end.
+    var open = try? begun.get()
+    return KeyTransaction(
+      change: change,
+      commit: { [self] value in
+        let json = try encodedJSON(value)
+        guard let connection = open else {
+          if case let .failure(error) = begun { throw failure(.unwritable, error) }
+          let version = try hub.withConnection { connection in try write(json, on: connection) }
+          state.fields.withLockedValue { $0.version = max($0.version, version) }
+          return
+        }
+        open = nil
+        do {
+          let version = try write(json, on: connection)
+          _ = try connection.query("COMMIT", logger: logger).wait(on: connection)
+          hub.giveBack(connection)
+          state.fields.withLockedValue { $0.version = max($0.version, version) }
+        } catch {
+          connection.closeInBackground()
+          throw failure(.unwritable, error)
+        }
+      },
+      end: { [self] in
+        guard let connection = open else { return }
+        open = nil
+        do {
+          _ = try connection.query("ROLLBACK", logger: logger).wait(on: connection)
+          hub.giveBack(connection)
+        } catch {
+          connection.closeInBackground()
+        }
+      }
+    )
+  }
+}
+
+/// What one key remembers between calls. Shared by the copies of a key, and so by its
+/// reference.
+final class PostgresKeyState: Sendable {
+  struct Fields: Sendable {
+    /// The version of the value this process last read or wrote (0: nothing stored).
+    var version: Int64 = 0
+    /// The listening connection was lost: the next reload delivers whatever it finds.
+    var isDisconnected = false
+  }
+
+  let fields = NIOLockedValueBox(Fields())
+}
+
+extension PostgresKey: CustomStringConvertible {
+  /// `.postgres("key", store: "namespace"@server)`.
+  public var description: String { ".postgres(\(String(reflecting: key)), store: \(store))" }
+}
+
+/// The identity of a ``PostgresKey``: its store (namespace and server) and its name.
+public struct PostgresKeyID: Hashable, Sendable {
+  /// The namespace and server.
+  public let store: PostgresStore
+  /// The key's name.
+  public let key: String
+}
+
+extension SharedReaderKey {
+  /// A key for a `Codable` value stored as `jsonb` in PostgreSQL: see ``PostgresKey``.
+  ///
+  /// - Parameters:
+  ///   - key: The key's name within the store's namespace.
+  ///   - store: The namespace and the server.
+  ///   - decoder: The decoder for the stored JSON.
+  ///   - encoder: The encoder for the stored JSON.
+  public static func postgres<Value: Codable & Sendable>(
+    _ key: String,
+    store: PostgresStore,
+    decoder: JSONDecoder = JSONDecoder(),
+    encoder: JSONEncoder = JSONEncoder()
+  ) -> Self where Self == PostgresKey<Value> {
+    PostgresKey(
+      key,
+      store: store,
+      decode: { try decoder.decode(Value.self, from: $0) },
+      encode: { try encoder.encode($0) }
+    )
+  }
+}

@@ -1,0 +1,70 @@
+import Logging
+import PostgresNIO
+
+/// A namespace of shared values in a PostgreSQL database: the database-backed counterpart of
+/// an app-storage suite directory.
+///
+/// ```swift
+/// let store = try PostgresStore(url: "postgres://app@db.example.net/app", namespace: "desktop")
+/// @Shared(.postgres("counter", store: store)) var counter = 0
+/// ```
+///
+/// Values live in one table, `shared_state (namespace, key, value jsonb, version)`, created on
+/// first use when missing. Every store of a process that names the same server, user and
+/// database shares one listening connection (and a few connections for reads and
+/// transactions), whatever its namespace.
+public struct PostgresStore: Hashable, Sendable {
+  /// The namespace: keys of two namespaces are different state.
+  public let namespace: String
+  let hub: PostgresConnectionHub
+
+  /// A store for a postgres-nio configuration.
+  ///
+  /// - Parameters:
+  ///   - configuration: How to reach the server.
+  ///   - namespace: The namespace of this store's keys.
+  public init(configuration: PostgresConnection.Configuration, namespace: String = "default") {
+    self.namespace = namespace
+    hub = PostgresConnectionHub.shared(for: configuration)
+  }
+
+  /// A store for a connection URL: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`, or
+  /// `postgres://USER@/DATABASE?host=/socket/directory` for a Unix socket.
+  ///
+  /// - Throws: ``PostgresURLError`` for a URL that cannot be used.
+  public init(url: String, namespace: String = "default") throws {
+    self.init(configuration: try PostgresURL.configuration(parsing: url), namespace: namespace)
+  }
+
+  /// The server, as `host:port` or the socket's path.
+  public var server: String { hub.server }
+
+  /// The keys of the namespace that hold a value, sorted by their bytes.
+  ///
+  /// - Throws: ``PostgresStorageError`` when the server cannot be asked.
+  public func keys() throws -> [String] {
+    do {
+      return try hub.withConnection { connection in
+        try StoredRow.keys(namespace: namespace, on: connection, logger: Logger(label: "SharedStatePostgres"))
+      }
+    } catch {
+      throw PostgresStorageError(.unlistable, key: nil, namespace: namespace, server: server, underlying: error)
+    }
+  }
+
+  /// Whether both are the same namespace on the same server.
+  public static func == (lhs: Self, rhs: Self) -> Bool {
+    lhs.namespace == rhs.namespace && lhs.hub === rhs.hub
+  }
+
+  /// Hashes the namespace and the server.
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(namespace)
+    hasher.combine(ObjectIdentifier(hub))
+  }
+}
+
+extension PostgresStore: CustomStringConvertible {
+  /// `namespace@server`.
+  public var description: String { "\(String(reflecting: namespace))@\(server)" }
+}

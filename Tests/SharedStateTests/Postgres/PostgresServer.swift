@@ -1,0 +1,136 @@
+import Foundation
+import Testing
+
+/// A PostgreSQL server of a test's own: `initdb` in a temporary directory (as the `postgres`
+/// user when the tests run as root, who may not run it), listening on 127.0.0.1 on a free port
+/// and on a socket in that directory. ``withPostgresServer(_:)`` stops it and removes the
+/// directory on every path out.
+final class PostgresServer: Sendable {
+  /// Where Debian puts the server's programs.
+  static let binDirectory: String? = {
+    let root = "/usr/lib/postgresql"
+    let versions = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
+    return versions.sorted { (Int($0) ?? 0) > (Int($1) ?? 0) }
+      .map { "\(root)/\($0)/bin" }
+      .first { FileManager.default.isExecutableFile(atPath: "\($0)/initdb") }
+  }()
+
+  /// Why the tests that need a server cannot run here, or `nil` when they can.
+  static var unavailableReason: String? {
+    binDirectory == nil
+      ? "PostgreSQL's server is not installed (Debian's postgresql package: scripts/test.sh installs it)"
+      : nil
+  }
+
+  let directory: URL
+  let port: Int
+  private let runAs: String?
+
+  /// `postgres://postgres@127.0.0.1:PORT/postgres`: the superuser, trusted on loopback.
+  var url: String { "postgres://postgres@127.0.0.1:\(port)/postgres" }
+
+  /// The URL of another role.
+  func url(user: String) -> String { "postgres://\(user)@127.0.0.1:\(port)/postgres" }
+
+  private init() throws {
+    guard Self.binDirectory != nil else { throw PostgresServerError("no PostgreSQL server installed") }
+    directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("SharedStatePostgresTests-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    port = try Self.freePort()
+    runAs = getuid() == 0 ? "postgres" : nil
+    if runAs != nil {
+      try Self.run("/bin/chown", ["postgres", directory.path])
+    }
+  }
+
+  /// Runs `body` with a new, running server; stops it and removes its directory afterwards,
+  /// whether `body` returns or throws.
+  static func withServer<R>(_ body: (PostgresServer) async throws -> R) async throws -> R {
+    let server = try PostgresServer()
+    defer { server.remove() }
+    try server.initialise()
+    try server.start()
+    return try await body(server)
+  }
+
+  private func initialise() throws {
+    try program("initdb", ["-D", dataPath, "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8"])
+  }
+
+  private var dataPath: String { directory.appendingPathComponent("data").path }
+
+  /// Starts the server and waits until it accepts connections.
+  func start() throws {
+    let options = "-p \(port) -k \(directory.path) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200"
+    try program("pg_ctl", ["-D", dataPath, "-o", options, "-l", directory.appendingPathComponent("log").path, "-w", "start"])
+  }
+
+  /// Stops the server (fast shutdown: open connections are closed) and waits until it has.
+  func stop() throws {
+    try program("pg_ctl", ["-D", dataPath, "-m", "fast", "-w", "stop"])
+  }
+
+  /// Runs SQL with psql as the superuser, and returns what it prints (unaligned, tuples only).
+  @discardableResult
+  func psql(_ sql: String) throws -> String {
+    let bin = Self.binDirectory.map { URL(fileURLWithPath: $0).deletingLastPathComponent().appendingPathComponent("bin/psql").path }
+    let psql = bin.flatMap { FileManager.default.isExecutableFile(atPath: $0) ? $0 : nil } ?? "/usr/bin/psql"
+    return try Self.run(psql, ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-d", "postgres", "-c", sql])
+  }
+
+  private func remove() {
+    try? program("pg_ctl", ["-D", dataPath, "-m", "immediate", "-w", "stop"])
+    try? FileManager.default.removeItem(at: directory)
+  }
+
+  /// Runs one of the server's programs, as `postgres` when the tests run as root, through a
+  /// shell that first closes every descriptor above standard error: the server that
+  /// `pg_ctl start` leaves running would otherwise keep open whatever this process had open at
+  /// that moment, such as the write end of a pipe to another test's `shared-demo`, whose reader
+  /// would then never see its end.
+  private func program(_ name: String, _ arguments: [String]) throws {
+    let path = "\(Self.binDirectory ?? "")/\(name)"
+    let closeAndRun = #"for fd in $(ls /proc/$$/fd); do [ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null; done; exec "$@""#
+    let command = (runAs.map { ["/sbin/runuser", "-u", $0, "--"] } ?? []) + [path] + arguments
+    try Self.run("/bin/bash", ["-c", closeAndRun, "bash"] + command)
+  }
+
+  /// Runs a program to its end and returns what it printed, through the tmux tests' spawner:
+  /// posix_spawn with every signal unblocked and set to its default (a server started from a
+  /// thread that blocks SIGINT would not stop when `pg_ctl stop` asks), output to a file that
+  /// the server left running may keep open, and waitpid (Foundation's `waitUntilExit` was seen
+  /// never to return for `pg_ctl start` run through `runuser`).
+  @discardableResult
+  private static func run(_ path: String, _ arguments: [String]) throws -> String {
+    let (status, output) = TmuxServer.spawnAndWait(path, arguments)
+    guard status == 0 else {
+      throw PostgresServerError("\(path) \(arguments.joined(separator: " ")) failed: \(output)")
+    }
+    return output.trimmingCharacters(in: .whitespacesAndNewlines)
+  }
+
+  /// A port nobody listens on now: the kernel's choice for a socket bound to port 0.
+  private static func freePort() throws -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw PostgresServerError("socket() failed") }
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) { pointer in
+      pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+        bind(fd, socketAddress, length) == 0 && getsockname(fd, socketAddress, &length) == 0
+      }
+    }
+    guard bound else { throw PostgresServerError("no free port on 127.0.0.1") }
+    return Int(UInt16(bigEndian: address.sin_port))
+  }
+}
+
+struct PostgresServerError: Error, CustomStringConvertible {
+  let description: String
+  init(_ description: String) { self.description = description }
+}
