@@ -61,39 +61,9 @@ final class DemoProcess: Sendable {
     }
     try process.run()
     self.process = process
-    // Foundation's Process sometimes never notices that a child exited when many run at once
-    // (seen here: the child a zombie for 25 s and more, its terminationHandler never called, in
-    // main's test binary as in this one). Watch for the zombie too, and take its exit status
-    // from /proc without reaping it (Foundation still reaps it).
-    let pid = process.processIdentifier
-    Thread.detachNewThread {
-      while true {
-        Thread.sleep(forTimeInterval: 0.2)
-        guard let status = Self.zombieExitStatus(of: pid) else {
-          if Foundation.kill(pid, 0) != 0 { return }
-          continue
-        }
-        exitContinuation.yield(status)
-        exitContinuation.finish()
-        return
-      }
-    }
   }
 
   var processIdentifier: Int32 { process.processIdentifier }
-
-  /// The exit status (as `terminationStatus` gives it) of a child that has exited but is not yet
-  /// reaped, from the last field of `/proc/PID/stat`; `nil` while it runs or once it is gone.
-  private static func zombieExitStatus(of pid: Int32) -> Int32? {
-    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-      let end = stat.lastIndex(of: ")")
-    else { return nil }
-    let fields = stat[stat.index(after: end)...].split(separator: " ")
-    guard fields.first == "Z", let raw = fields.last.flatMap({ Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) })
-    else { return nil }
-    // A wait status: the exit code in bits 8-15, or the terminating signal in bits 0-6.
-    return raw & 0x7F == 0 ? (raw >> 8) & 0xFF : raw & 0x7F
-  }
 
   /// The next line the process prints on standard output.
   func nextLine(seconds: Double = 20) async throws -> String {

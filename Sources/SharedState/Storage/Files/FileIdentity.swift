@@ -34,9 +34,4 @@ struct FileIdentity: Equatable, Sendable {
     self.changeSeconds = changeSeconds
     self.changeNanoseconds = changeNanoseconds
   }
-
-  /// Whether both name the same inode, whatever its contents.
-  func isSameInode(as other: FileIdentity) -> Bool {
-    device == other.device && inode == other.inode
-  }
 }
