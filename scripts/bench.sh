@@ -61,14 +61,14 @@ gcc -O2 -o "$sqlite_counter" scripts/bench/sqlite_counter.c -lsqlite3
 protocol_counter=".build/bench/protocol_counter"
 gcc -O2 -o "$protocol_counter" scripts/bench/protocol_counter.c
 
-now() { date +%s%N; }
+. "$(dirname "${BASH_SOURCE[0]}")/bench/workers.sh"  # now, finish_workers
 
 # throughput KIND PROCESSES DIR [--fsync]: prints operations per second.
 throughput() {
   local kind="$1" processes="$2" where="$3" fsync="${4:-}"
   local total=$operations
   [ -n "$fsync" ] && total=$fsync_operations
-  local each=$((total / processes)) start end pids=()
+  local each=$((total / processes)) start pids=()
   rm -rf "$where/counter.json" "$where/.counter.json."* "$where/counter.db"* "$where/suite"
   # SQLite: create the database and switch it to WAL once, before the workers race for it.
   [ "$kind" = sqlite ] && "$sqlite_counter" "$where/counter.db" 0 0 >/dev/null
@@ -85,14 +85,7 @@ throughput() {
     fi
     pids+=("$!")
   done
-  local failed=0
-  for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
-  end=$(now)
-  if [ "$failed" -ne 0 ]; then
-    echo "bench.sh: a $kind worker failed; its figure would be wrong" >&2
-    exit 1
-  fi
-  awk -v n=$((each * processes)) -v ns=$((end - start)) 'BEGIN { printf "%.0f", n / (ns / 1e9) }'
+  finish_workers bench.sh "$kind" "$start" $((each * processes)) "${pids[@]}"
 }
 
 # latency KIND DIR [--fsync]: prints 'count p50_us p99_us max_us'.

@@ -59,11 +59,11 @@ port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0))
   -o "-p $port -k $work -c listen_addresses=127.0.0.1 -c max_connections=100" >/dev/null
 url="postgres://postgres@127.0.0.1:$port/postgres"
 
-now() { date +%s%N; }
+. "$(dirname "${BASH_SOURCE[0]}")/workers.sh"  # now, finish_workers
 
 # throughput KIND PROCESSES: prints increments per second.
 throughput() {
-  local kind="$1" processes="$2" each=$((operations / processes)) start end pids=()
+  local kind="$1" processes="$2" each=$((operations / processes)) start pids=()
   # The row exists (and the table) before the workers race, for both kinds alike.
   "$demo" set --postgres "$url" --key counter 0
   start=$(( $(now) + 700000000 ))
@@ -75,20 +75,14 @@ throughput() {
     fi
     pids+=("$!")
   done
-  local failed=0
-  for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
-  end=$(now)
-  if [ "$failed" -ne 0 ]; then
-    echo "postgres.sh: a $kind worker failed; its figure would be wrong" >&2
-    exit 1
-  fi
+  # The rate is printed first, but a wrong total still fails the run (the caller's $(…)).
+  finish_workers postgres.sh "$kind" "$start" $((each * processes)) "${pids[@]}"
   local total
   total="$("$demo" get --postgres "$url" --key counter)"
   if [ "$total" != $((each * processes)) ]; then
     echo "postgres.sh: $kind ended at $total, not $((each * processes))" >&2
     exit 1
   fi
-  awk -v n=$((each * processes)) -v ns=$((end - start)) 'BEGIN { printf "%.0f", n / (ns / 1e9) }'
 }
 
 # latency: prints 'count p50_us p99_us max_us'.
