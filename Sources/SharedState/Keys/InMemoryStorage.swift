@@ -1,5 +1,5 @@
-import ConcurrencyExtras
 import Dependencies
+import Synchronization
 
 /// Where ``InMemoryKey`` keeps its values: a process-local table, keyed by name and type.
 ///
@@ -12,14 +12,16 @@ public final class InMemoryStorage: Sendable {
     let valueType: ObjectIdentifier
   }
 
-  private let values = LockIsolated<[Slot: any Sendable]>([:])
+  // A Mutex mutates the table in place (a lock that copies the value out and back would copy
+  // the whole table on every write).
+  private let values = Mutex<[Slot: any Sendable]>([:])
 
   /// Creates an empty storage.
   public init() {}
 
   /// The value stored under `name`, if it has the given type.
   public func value<Value: Sendable>(forKey name: String, as _: Value.Type = Value.self) -> Value? {
-    values.withValue { values in
+    values.withLock { values in
       // Unwrap the entry before casting it: a missing entry (`nil`) cast `as? Value` would
       // succeed as `nil` when `Value` is itself optional, and read as a stored `nil`.
       guard let stored = values[Slot(name: name, valueType: ObjectIdentifier(Value.self))] else {
@@ -31,14 +33,14 @@ public final class InMemoryStorage: Sendable {
 
   /// Stores a value under `name`.
   public func setValue<Value: Sendable>(_ value: Value, forKey name: String) {
-    values.withValue { $0[Slot(name: name, valueType: ObjectIdentifier(Value.self))] = value }
+    values.withLock { $0[Slot(name: name, valueType: ObjectIdentifier(Value.self))] = value }
   }
 
   /// Stores `value` under `name` unless something of its type is stored there already.
   ///
   /// - Returns: What is stored afterwards.
   func storeIfAbsent<Value: Sendable>(_ value: Value, forKey name: String) -> Value {
-    values.withValue { values in
+    values.withLock { values in
       let slot = Slot(name: name, valueType: ObjectIdentifier(Value.self))
       if let stored = values[slot], let typed = stored as? Value { return typed }
       values[slot] = value

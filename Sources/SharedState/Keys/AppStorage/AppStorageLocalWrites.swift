@@ -1,4 +1,4 @@
-import ConcurrencyExtras
+import Synchronization
 
 /// Tells this process's app-storage references that the suite's own API (``AppStorageSuite``'s
 /// `set`, `removeValue`) just wrote one of their files, so that a `@Shared` of that key agrees
@@ -14,8 +14,14 @@ final class AppStorageLocalWrites: Sendable {
     let path: String
   }
 
-  private let listeners = LockIsolated<[File: [Int: @Sendable () -> Void]]>([:])
-  private let nextID = LockIsolated(0)
+  private struct Table {
+    var listeners: [File: [Int: @Sendable () -> Void]] = [:]
+    var nextID = 0
+  }
+
+  // A Mutex mutates the table in place: a lock that copies the value out and back would copy
+  // the whole table on every listen, which made opening many keys quadratic.
+  private let table = Mutex(Table())
 
   /// Calls `onWrite` after each write to `path` in `storage` made through the suite's API, until
   /// the returned subscription is cancelled.
@@ -25,15 +31,15 @@ final class AppStorageLocalWrites: Sendable {
     onWrite: @escaping @Sendable () -> Void
   ) -> SharedSubscription {
     let file = File(storage: storage, path: path)
-    let id = nextID.withValue { id in
-      defer { id += 1 }
-      return id
+    let id = table.withLock { table in
+      defer { table.nextID += 1 }
+      table.listeners[file, default: [:]][table.nextID] = onWrite
+      return table.nextID
     }
-    listeners.withValue { $0[file, default: [:]][id] = onWrite }
-    return SharedSubscription { [listeners] in
-      listeners.withValue { listeners in
-        listeners[file]?[id] = nil
-        if listeners[file]?.isEmpty == true { listeners[file] = nil }
+    return SharedSubscription { [self] in
+      table.withLock { table in
+        table.listeners[file]?[id] = nil
+        if table.listeners[file]?.isEmpty == true { table.listeners[file] = nil }
       }
     }
   }
@@ -41,7 +47,7 @@ final class AppStorageLocalWrites: Sendable {
   /// Says that `path` in `storage` was just written (or removed) through the suite's API.
   func didWrite(storage: FileStorage, path: String) {
     // Called outside the table's lock: a listener takes its reference's lock.
-    let toCall = listeners.withValue { $0[File(storage: storage, path: path)].map { Array($0.values) } ?? [] }
+    let toCall = table.withLock { $0.listeners[File(storage: storage, path: path)].map { Array($0.values) } ?? [] }
     for onWrite in toCall { onWrite() }
   }
 }
