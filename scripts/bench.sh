@@ -61,7 +61,7 @@ gcc -O2 -o "$sqlite_counter" scripts/bench/sqlite_counter.c -lsqlite3
 protocol_counter=".build/bench/protocol_counter"
 gcc -O2 -o "$protocol_counter" scripts/bench/protocol_counter.c
 
-. "$(dirname "${BASH_SOURCE[0]}")/bench/workers.sh"  # now, finish_workers
+. "$(dirname "${BASH_SOURCE[0]}")/bench/workers.sh"  # now, finish_workers, ping_latency
 
 # throughput KIND PROCESSES DIR [--fsync]: prints operations per second.
 throughput() {
@@ -90,30 +90,14 @@ throughput() {
 
 # latency KIND DIR [--fsync]: prints 'count p50_us p99_us max_us'.
 latency() {
-  local kind="$1" where="$2" fsync="${3:-}" watcher output target
+  local kind="$1" where="$2" fsync="${3:-}" target
   rm -rf "$where/latency.json" "$where/.latency.json."* "$where/suite"
   if [ "$kind" = app ]; then
     target=(--suite "$where/suite" --key latency)
   else
     target=(--file "$where/latency.json")
   fi
-  # Start from an existing file: creating the directory makes the watcher rebuild its watches,
-  # and writes made meanwhile coalesce into fewer changes than --pings.
-  "$demo" set "${target[@]}" 0
-  output="$(mktemp)"
-  "$demo" watch "${target[@]}" --timeout 300 >"$output" 2>/dev/null &
-  watcher=$!
-  # The watcher is ready once it has printed the value it starts from.
-  for _ in $(seq 500); do [ -s "$output" ] && break; sleep 0.01; done
-  "$demo" ping "${target[@]}" --count "$pings" --interval-microseconds 2000 $fsync >/dev/null
-  # Writes can coalesce, so the watcher may see fewer changes than pings: mark the end with one
-  # more write and stop the watcher once it has seen it.
-  "$demo" set "${target[@]}" -- -1
-  for _ in $(seq 1000); do tail -n 1 "$output" | grep -q ' -1$' && break; sleep 0.01; done
-  kill "$watcher" 2>/dev/null || true
-  wait "$watcher" 2>/dev/null || true
-  python3 scripts/bench/latency.py <"$output"
-  rm -f "$output"
+  ping_latency "$demo" "$pings" "$fsync" "${target[@]}"
 }
 
 # median N...: the median of its arguments.

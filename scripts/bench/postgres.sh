@@ -59,7 +59,7 @@ port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0))
   -o "-p $port -k $work -c listen_addresses=127.0.0.1 -c max_connections=100" >/dev/null
 url="postgres://postgres@127.0.0.1:$port/postgres"
 
-. "$(dirname "${BASH_SOURCE[0]}")/workers.sh"  # now, finish_workers
+. "$(dirname "${BASH_SOURCE[0]}")/workers.sh"  # now, finish_workers, ping_latency
 
 # throughput KIND PROCESSES: prints increments per second.
 throughput() {
@@ -87,19 +87,7 @@ throughput() {
 
 # latency: prints 'count p50_us p99_us max_us'.
 latency() {
-  local output watcher target=(--postgres "$url" --key latency)
-  "$demo" set "${target[@]}" 0
-  output="$(mktemp)"
-  "$demo" watch "${target[@]}" --timeout 300 >"$output" 2>/dev/null &
-  watcher=$!
-  for _ in $(seq 500); do [ -s "$output" ] && break; sleep 0.01; done
-  "$demo" ping "${target[@]}" --count "$pings" --interval-microseconds 2000 >/dev/null
-  "$demo" set "${target[@]}" -- -1
-  for _ in $(seq 1000); do tail -n 1 "$output" | grep -q ' -1$' && break; sleep 0.01; done
-  kill "$watcher" 2>/dev/null || true
-  wait "$watcher" 2>/dev/null || true
-  python3 scripts/bench/latency.py <"$output"
-  rm -f "$output"
+  ping_latency "$demo" "$pings" "" --postgres "$url" --key latency
 }
 
 echo

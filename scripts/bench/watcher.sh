@@ -11,6 +11,7 @@
 # usage: scripts/bench/watcher.sh DEMO DIR [--pings N] [--writes N]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. scripts/bench/workers.sh  # ping_latency
 demo="$1" dir="$2"
 shift 2
 pings=1000
@@ -31,16 +32,6 @@ echo
 echo "== watcher: latency between two processes, app-storage key, both watching, $pings writes 2 ms apart"
 suite="$dir/watcher-latency"
 rm -rf "$suite"
-"$demo" set --suite "$suite" --key latency 0
-output="$(mktemp)"
-"$demo" watch --suite "$suite" --key latency --timeout 300 >"$output" 2>/dev/null &
-watcher=$!
-for _ in $(seq 500); do [ -s "$output" ] && break; sleep 0.01; done
-"$demo" ping --suite "$suite" --key latency --count "$pings" --interval-microseconds 2000 >/dev/null
-"$demo" set --suite "$suite" --key latency -- -1
-for _ in $(seq 1000); do tail -n 1 "$output" | grep -q ' -1$' && break; sleep 0.01; done
-kill "$watcher" 2>/dev/null || true
-wait "$watcher" 2>/dev/null || true
-read -r count p50 p99 max <<<"$(python3 scripts/bench/latency.py <"$output")"
+read -r count p50 p99 max <<<"$(ping_latency "$demo" "$pings" "" --suite "$suite" --key latency)"
 echo "watch latency over $count writes: p50=${p50}us p99=${p99}us max=${max}us (goal: p50 <= 60us, p99 <= 300us)"
-rm -rf "$output" "$suite"
+rm -rf "$suite"

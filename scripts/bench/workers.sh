@@ -17,3 +17,28 @@ finish_workers() {
   fi
   awk -v n="$count" -v ns=$((end - start)) 'BEGIN { printf "%.0f", n / (ns / 1e9) }'
 }
+
+# ping_latency DEMO PINGS FSYNC TARGET...: from `shared-demo ping` in one process to the change
+# seen by `shared-demo watch` in another, both on TARGET (e.g. --file F, --suite D --key K);
+# FSYNC is --fsync or empty. Prints 'count p50_us p99_us max_us'.
+ping_latency() {
+  local demo="$1" pings="$2" fsync="$3" output watcher
+  shift 3
+  # Start from an existing value: creating the directory makes the watcher rebuild its watches,
+  # and writes made meanwhile coalesce into fewer changes than PINGS.
+  "$demo" set "$@" 0
+  output="$(mktemp)"
+  "$demo" watch "$@" --timeout 300 >"$output" 2>/dev/null &
+  watcher=$!
+  # The watcher is ready once it has printed the value it starts from.
+  for _ in $(seq 500); do [ -s "$output" ] && break; sleep 0.01; done
+  "$demo" ping "$@" --count "$pings" --interval-microseconds 2000 $fsync >/dev/null
+  # Writes can coalesce, so the watcher may see fewer changes than pings: mark the end with one
+  # more write and stop the watcher once it has seen it.
+  "$demo" set "$@" -- -1
+  for _ in $(seq 1000); do tail -n 1 "$output" | grep -q ' -1$' && break; sleep 0.01; done
+  kill "$watcher" 2>/dev/null || true
+  wait "$watcher" 2>/dev/null || true
+  python3 "$(dirname "${BASH_SOURCE[0]}")/latency.py" <"$output"
+  rm -f "$output"
+}
