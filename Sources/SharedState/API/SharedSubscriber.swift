@@ -1,8 +1,10 @@
 /// The channel through which a key's subscription delivers changes made elsewhere.
 public struct SharedSubscriber<Value>: Sendable {
-  private let callback: @Sendable (Result<Value?, any Error>) -> Void
-  private let onLoading: @Sendable (Bool) -> Void
-  private let deliverUnderLock: (@Sendable (() -> Result<Value?, any Error>?) -> Void)?
+  private let callback: (@Sendable (Result<Value?, any Error>) -> Void)?
+  private let onLoading: (@Sendable (Bool) -> Void)?
+  /// The reference that receives, for the subscribers the reference layer makes: one object,
+  /// held weakly, costs less than three closures (a program may open thousands of keys).
+  private weak var sink: (any SharedSubscriberSink<Value>)?
 
   /// Creates a subscriber.
   ///
@@ -17,18 +19,14 @@ public struct SharedSubscriber<Value>: Sendable {
   ) {
     self.callback = callback
     self.onLoading = onLoading
-    deliverUnderLock = nil
   }
 
-  /// Creates a subscriber for a reference that can run a computation under its own lock.
-  init(
-    callback: @escaping @Sendable (Result<Value?, any Error>) -> Void,
-    onLoading: @escaping @Sendable (Bool) -> Void,
-    deliverUnderLock: @escaping @Sendable (() -> Result<Value?, any Error>?) -> Void
-  ) {
-    self.callback = callback
-    self.onLoading = onLoading
-    self.deliverUnderLock = deliverUnderLock
+  /// Creates a subscriber for a reference, which can also run a computation under its own lock.
+  /// It holds the reference weakly: a released reference receives nothing.
+  init(_ sink: any SharedSubscriberSink<Value>) {
+    callback = nil
+    onLoading = nil
+    self.sink = sink
   }
 
   /// Delivers a new value.
@@ -49,22 +47,34 @@ public struct SharedSubscriber<Value>: Sendable {
 
   /// Delivers a result: a value, `nil` for the initial value, or an error.
   public func yield(with result: Result<Value?, any Error>) {
-    callback(result)
+    if let callback { callback(result) } else { sink?.receive(result) }
   }
 
   /// Delivers what `compute` returns, computed while the receiving reference holds its lock, so
   /// that a value read from storage cannot overtake a write the reference makes meanwhile.
   /// `compute` returns `nil` when there is nothing new.
   package func yieldLatest(_ compute: () -> Result<Value?, any Error>?) {
-    if let deliverUnderLock {
-      deliverUnderLock(compute)
+    if callback == nil {
+      sink?.receiveUnderLock(compute)
     } else if let result = compute() {
-      callback(result)
+      yield(with: result)
     }
   }
 
   /// Tells readers whether the key is loading, through ``Shared/isLoading``.
   public func yieldLoading(_ isLoading: Bool = true) {
-    onLoading(isLoading)
+    if let onLoading { onLoading(isLoading) } else { sink?.receiveLoading(isLoading) }
   }
+}
+
+/// A receiver of a key's changes that the reference layer provides: see
+/// ``SharedSubscriber/init(_:)``.
+protocol SharedSubscriberSink<Value>: AnyObject, Sendable {
+  associatedtype Value
+  /// Takes in a new value, `nil` for the initial value, or an error; ends any loading.
+  func receive(_ result: Result<Value?, any Error>)
+  /// Takes in the key's loading state.
+  func receiveLoading(_ isLoading: Bool)
+  /// Takes in what `compute` returns, computed under the receiver's lock; `nil` is nothing new.
+  func receiveUnderLock(_ compute: () -> Result<Value?, any Error>?)
 }

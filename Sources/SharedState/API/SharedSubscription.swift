@@ -1,12 +1,13 @@
-import ConcurrencyExtras
+import Synchronization
 
 /// A handle on a key's subscription: cancelling it, or releasing it, stops the listening.
 public final class SharedSubscription: Sendable {
-  private let onCancel: LockIsolated<(@Sendable () -> Void)?>
+  // A `Mutex` keeps it one object: a program may hold thousands.
+  private let onCancel: Mutex<(@Sendable () -> Void)?>
 
   /// Creates a subscription that runs `cancel` once, when cancelled or released.
   public init(_ cancel: @escaping @Sendable () -> Void) {
-    onCancel = LockIsolated(cancel)
+    onCancel = Mutex(cancel)
   }
 
   /// A subscription with nothing to stop, for keys whose values change only through the
@@ -15,7 +16,7 @@ public final class SharedSubscription: Sendable {
 
   /// Stops the subscription. Later calls do nothing.
   public func cancel() {
-    let cancel = onCancel.withValue { cancel -> (@Sendable () -> Void)? in
+    let cancel = onCancel.withLock { cancel -> (@Sendable () -> Void)? in
       defer { cancel = nil }
       return cancel
     }

@@ -1,8 +1,8 @@
-import ConcurrencyExtras
 import Dependencies
 import Foundation
 import IssueReporting
 import SystemPackage
+import Synchronization
 
 /// A persistence strategy that keeps a value in a file, shared live by every process that uses
 /// the same file.
@@ -28,13 +28,38 @@ import SystemPackage
 /// in-memory one in tests and previews.
 public struct FileStorageKey<Value: Sendable>: SharedKey {
   /// The file's absolute, lexically normal path.
-  public let path: String
-  private let storage: FileStorage
-  private let file: any StoredFile
-  private let decode: @Sendable (Data) throws -> Value
+  public var path: String { parts.path }
+  private var storage: FileStorage { parts.storage }
+  var file: any StoredFile { parts.file }
+  private var decode: @Sendable (Data) throws -> Value { parts.decode }
   /// `nil` bytes mean "remove the file".
-  private let encode: @Sendable (Value) throws -> Data?
-  private let undecodableReports = UndecodableReports()
+  private var encode: @Sendable (Value) throws -> Data? { parts.encode }
+  /// Everything, in one object: a reference keeps its key in an existential (more than once),
+  /// where a key of one word needs no box of its own, and a program may open thousands.
+  private let parts: Parts
+
+  private final class Parts: Sendable {
+    let path: String
+    let storage: FileStorage
+    let file: any StoredFile
+    let decode: @Sendable (Data) throws -> Value
+    let encode: @Sendable (Value) throws -> Data?
+    let undecodableReports = UndecodableReports()
+
+    init(
+      path: String,
+      storage: FileStorage,
+      file: any StoredFile,
+      decode: @escaping @Sendable (Data) throws -> Value,
+      encode: @escaping @Sendable (Value) throws -> Data?
+    ) {
+      self.path = path
+      self.storage = storage
+      self.file = file
+      self.decode = decode
+      self.encode = encode
+    }
+  }
 
   /// Creates a key for the file at `url`, with closures that turn values into bytes and back.
   ///
@@ -74,15 +99,17 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     filePermissions: FilePermissions,
     directoryPermissions: FilePermissions
   ) {
-    self.path = path.string
-    self.storage = storage
-    self.decode = decode
-    self.encode = encode
-    file = storage.file(
-      at: path,
-      durability: durability,
-      filePermissions: filePermissions,
-      directoryPermissions: directoryPermissions
+    parts = Parts(
+      path: path.string,
+      storage: storage,
+      file: storage.file(
+        at: path,
+        durability: durability,
+        filePermissions: filePermissions,
+        directoryPermissions: directoryPermissions
+      ),
+      decode: decode,
+      encode: encode
     )
   }
 
@@ -110,46 +137,15 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     context: LoadContext<Value>,
     subscriber: SharedSubscriber<Value>
   ) -> SharedSubscription {
-    let deliverChange: @Sendable () -> Void = { [file, path] in
-      subscriber.yieldLatest {
-        do {
-          return try file.readIfChanged().map(decoded)
-        } catch {
-          return .failure(FileStorageError(.unreadable, path: path, underlying: error))
-        }
-      }
-    }
-    // While the file cannot be watched, `loadError` says so; the full read that follows
-    // `resynchronize` brings the value up to date and clears it.
-    let isUnwatched = LockIsolated(false)
-    let token = file.watch { event in
-      switch event {
-      case .replaced, .writtenInPlace:
-        deliverChange()
-      case .resynchronize:
-        let wasUnwatched = isUnwatched.withValue { isUnwatched in
-          defer { isUnwatched = false }
-          return isUnwatched
-        }
-        if wasUnwatched {
-          subscriber.yieldLatest { [file, path] in
-            do {
-              return decoded(try file.read())
-            } catch {
-              return .failure(FileStorageError(.unreadable, path: path, underlying: error))
-            }
-          }
-        } else {
-          deliverChange()
-        }
-      case let .unwatched(failure):
-        isUnwatched.setValue(true)
-        subscriber.yield(throwing: FileStorageError(.unwatched, path: path, underlying: failure))
-      }
-    }
-    // The value was loaded before the watch was in place: catch up with a change made between.
-    deliverChange()
-    return SharedSubscription { token.cancel() }
+    let subscription = startSubscription(subscriber)
+    return SharedSubscription { subscription.cancel() }
+  }
+
+  /// Starts a subscription: see ``subscribe(context:subscriber:)``.
+  func startSubscription(_ subscriber: SharedSubscriber<Value>) -> FileKeySubscription<Value> {
+    let subscription = FileKeySubscription(key: self, subscriber: subscriber)
+    subscription.start()
+    return subscription
   }
 
   /// Encodes the value and replaces the file with it, in a transaction of its own.
@@ -181,18 +177,18 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   ///
   /// An empty file holds no value, as a missing one: a program that creates the file before it
   /// has anything to write (`touch`, or swift-sharing's placeholder) has not written a value.
-  private func decoded(_ state: FileState) -> Result<Value?, any Error> {
+  func decoded(_ state: FileState) -> Result<Value?, any Error> {
     guard case let .contents(data) = state, !data.isEmpty else {
-      undecodableReports.reset()
+      parts.undecodableReports.reset()
       return .success(nil)
     }
     do {
       let value = try decode(data)
-      undecodableReports.reset()
+      parts.undecodableReports.reset()
       return .success(value)
     } catch {
       let failure = FileStorageError(.undecodable, path: path, underlying: error)
-      if undecodableReports.isFirstReport(of: data) {
+      if parts.undecodableReports.isFirstReport(of: data) {
         reportIssue(failure.description)
       }
       return .failure(failure)
@@ -230,18 +226,19 @@ public struct FileStorageKeyID: Hashable, Sendable {
 }
 
 /// Remembers which undecodable contents were already reported, so that each is reported once.
-private final class UndecodableReports: Sendable {
-  private let lastReported = LockIsolated<Data?>(nil)
+private struct UndecodableReports: ~Copyable, Sendable {
+  // Inline in the key's parts: a program may open thousands of keys.
+  private let lastReported = Mutex<Data?>(nil)
 
   func isFirstReport(of data: Data) -> Bool {
-    lastReported.withValue { lastReported in
+    lastReported.withLock { lastReported in
       defer { lastReported = data }
       return lastReported != data
     }
   }
 
   func reset() {
-    lastReported.setValue(nil)
+    lastReported.withLock { $0 = nil }
   }
 }
 

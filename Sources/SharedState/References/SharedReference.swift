@@ -9,7 +9,7 @@ import Observation
 /// The value is handed out as copies; `Shared` is itself `Sendable` only when its value is, so a
 /// non-`Sendable` value cannot cross threads through it.
 final class SharedReference<Value>: MutableValueProjection, RootReference, Observable,
-  @unchecked Sendable
+  SharedSubscriberSink, @unchecked Sendable
 {
   // Recursive, so that code running inside `withLock` (an Observation callback, a nested
   // `withLock` on the same state) can read and write on the same thread without deadlocking.
@@ -24,8 +24,9 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
   /// The cross-process transaction of the `withLock` running now (on the thread that holds
   /// `lock`): saves made inside it commit through it instead of beginning their own.
   private var openTransaction: KeyTransaction<Value>?
-  /// Starts the key's subscription; `nil` once started, or for state without a key.
-  private var startSubscription: (() -> Void)?
+  /// Whether the key's subscription is still to be started (a flag, not a closure: a program
+  /// may open thousands of keys).
+  private var isSubscriptionPending = false
 
   /// The value the state returns to when its key reports that nothing is stored; `nil` for
   /// state created by ``Shared/init(require:)``, which has no default.
@@ -39,15 +40,17 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
   /// The key again, when its storage is shared with other processes and `withLock` must
   /// exclude them too.
   private let crossProcessKey: (any CrossProcessKey<Value>)?
-  /// `==` for the value's type, when it has one: a change to an equal value is no change.
-  private let areEqual = equality(of: Value.self)
   private let registrar = ObservationRegistrar()
-  // Made once: forming a key path into a generic class resolves its type at run time, which
-  // would otherwise happen on every read and write.
-  private let valuePath = \SharedReference<Value>.value
-  private let isLoadingPath = \SharedReference<Value>.isLoading
-  private let loadErrorPath = \SharedReference<Value>.loadError
-  private let saveErrorPath = \SharedReference<Value>.saveError
+  // Made once per value type: forming a key path into a generic class resolves its type at run
+  // time, which would otherwise happen on every read and write (or, stored here, cost four
+  // objects per reference).
+  private let facts = ReferenceTypeFacts<Value>.shared
+  /// `==` for the value's type, when it has one: a change to an equal value is no change.
+  private var areEqual: ((Value, Value) -> Bool)? { facts.areEqual }
+  private var valuePath: KeyPath<SharedReference<Value>, Value> { facts.valuePath }
+  private var isLoadingPath: KeyPath<SharedReference<Value>, Bool> { facts.isLoadingPath }
+  private var loadErrorPath: KeyPath<SharedReference<Value>, (any Error)?> { facts.loadErrorPath }
+  private var saveErrorPath: KeyPath<SharedReference<Value>, (any Error)?> { facts.saveErrorPath }
 
   /// State that belongs to no key: `Shared(value:)`.
   init(value: Value) {
@@ -75,7 +78,7 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
         self?.apply(result, finishesLoading: true)
       }
     )
-    startSubscription = { [weak self] in self?.subscribe(to: key, context: .initialValue(defaultValue)) }
+    isSubscriptionPending = true
   }
 
   /// State for a key whose value was just loaded: subscribes to its changes.
@@ -86,7 +89,7 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
     describedKey = String(describing: key)
     writableKey = key as? any SharedKey<Value>
     crossProcessKey = key as? any CrossProcessKey<Value>
-    startSubscription = { [weak self] in self?.subscribe(to: key, context: .userInitiated) }
+    isSubscriptionPending = true
   }
 
   /// Subscribes to the key's changes. The registry calls it once, after it has published the
@@ -94,29 +97,32 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
   /// may itself be creating shared state (in an observer's callback) and need the registry.
   /// The key's subscription catches up with any change made since the load.
   func subscribeToChanges() {
-    let start = lock.withLock {
-      defer { startSubscription = nil }
-      return startSubscription
+    let isPending = lock.withLock {
+      defer { isSubscriptionPending = false }
+      return isSubscriptionPending
     }
-    start?()
+    guard isPending, let key else { return }
+    // State made from a loaded value has no default; it subscribes as a user-initiated load.
+    let context: LoadContext<Value> = defaultValue.map { .initialValue($0) } ?? .userInitiated
+    let subscription = key.subscribe(context: context, subscriber: SharedSubscriber(self))
+    lock.withLock { self.subscription = subscription }
   }
 
-  private func subscribe<Key: SharedReaderKey<Value>>(to key: Key, context: LoadContext<Value>) {
-    let subscription = key.subscribe(
-      context: context,
-      subscriber: SharedSubscriber(
-        // A value (or error) delivered by the subscription ends any loading it announced.
-        callback: { [weak self] result in self?.apply(result, finishesLoading: true) },
-        onLoading: { [weak self] isLoading in self?.setIsLoading(isLoading) },
-        deliverUnderLock: { [weak self] compute in
-          guard let self else { return }
-          lock.withLock {
-            if let result = compute() { apply(result, finishesLoading: false) }
-          }
-        }
-      )
-    )
-    lock.withLock { self.subscription = subscription }
+  // MARK: Receiving from the key's subscription
+
+  /// A value (or error) delivered by the subscription ends any loading it announced.
+  func receive(_ result: Result<Value?, any Error>) {
+    apply(result, finishesLoading: true)
+  }
+
+  func receiveLoading(_ isLoading: Bool) {
+    setIsLoading(isLoading)
+  }
+
+  func receiveUnderLock(_ compute: () -> Result<Value?, any Error>?) {
+    lock.withLock {
+      if let result = compute() { apply(result, finishesLoading: false) }
+    }
   }
 
   // MARK: Reading

@@ -1,4 +1,8 @@
 import Foundation
+import Synchronization
+
+/// The JSON formats made so far, by value type (see ``AppStorageFormat/json``).
+private let jsonFormats = Mutex<[ObjectIdentifier: any Sendable]>([:])
 
 /// How app storage turns one type of value into the bytes of its file and back: JSON that a
 /// person (or `jq`, or `echo 42 >`) can read and write.
@@ -20,13 +24,22 @@ struct AppStorageFormat<Value>: Sendable {
 extension AppStorageFormat where Value: Codable & Sendable {
   /// JSON through `Codable`; an optional that is `nil` is no file.
   static var json: Self {
-    Self(
-      decode: { try AppStorageJSON.decode(Value.self, from: $0) },
-      encode: { value in
-        if let optional = value as? any AppStorageOptional, optional.isNone { return nil }
-        return try AppStorageJSON.encode(value)
-      }
-    )
+    // Made once per type: closures made in a generic context are two objects for each key, and
+    // a program may open thousands.
+    let type = ObjectIdentifier(Value.self)
+    return jsonFormats.withLock { formats in
+      // Filed under `Value`'s identity: the entry is of this very type.
+      if let known = formats[type] { return known as! Self }
+      let made = Self(
+        decode: { try AppStorageJSON.decode(Value.self, from: $0) },
+        encode: { value in
+          if let optional = value as? any AppStorageOptional, optional.isNone { return nil }
+          return try AppStorageJSON.encode(value)
+        }
+      )
+      formats[type] = made
+      return made
+    }
   }
 }
 

@@ -1,4 +1,3 @@
-import ConcurrencyExtras
 import Dependencies
 import Foundation
 
@@ -26,21 +25,38 @@ import Foundation
 /// in `~/.config`, a fresh temporary suite in each test.
 public struct AppStorageKey<Value: Sendable>: SharedKey {
   /// The key's name within its suite.
-  public let key: String
+  public var key: String { parts.key }
   /// The suite that holds the key.
-  public let suite: AppStorageSuite
+  public var suite: AppStorageSuite { parts.suite }
+  /// Everything else, in one object: a reference keeps its key in an existential (more than
+  /// once), where a key of one word needs no box of its own, and a program may open thousands.
+  private let parts: Parts
+
+  private final class Parts: Sendable {
+    let key: String
+    let suite: AppStorageSuite
+    /// The key's file, or why it cannot have one.
+    let file: Result<FileStorageKey<Value>, AppStorageError>
+    /// Whether the suite is the `defaultAppStorage` one, which the description leaves out.
+    let isDefaultSuite: Bool
+
+    init(key: String, suite: AppStorageSuite, isDefaultSuite: Bool, file: Result<FileStorageKey<Value>, AppStorageError>) {
+      self.key = key
+      self.suite = suite
+      self.isDefaultSuite = isDefaultSuite
+      self.file = file
+    }
+  }
+
   /// The key's file, or why it cannot have one.
-  private let file: Result<FileStorageKey<Value>, AppStorageError>
+  private var file: Result<FileStorageKey<Value>, AppStorageError> { parts.file }
   /// Whether the suite is the `defaultAppStorage` one, which the description leaves out.
-  private let isDefaultSuite: Bool
+  private var isDefaultSuite: Bool { parts.isDefaultSuite }
 
   init(_ key: String, suite: AppStorageSuite?, format: AppStorageFormat<Value>) {
     @Dependency(\.defaultAppStorage) var defaultSuite
     let suite = suite ?? defaultSuite
-    isDefaultSuite = suite == defaultSuite
-    self.key = key
-    self.suite = suite
-    file = Result { () throws(AppStorageError) in
+    let file = Result { () throws(AppStorageError) in
       FileStorageKey(
         path: try suite.filePath(forKey: key),
         storage: suite.storage,
@@ -51,6 +67,7 @@ public struct AppStorageKey<Value: Sendable>: SharedKey {
         directoryPermissions: suite.directoryPermissions
       )
     }
+    parts = Parts(key: key, suite: suite, isDefaultSuite: suite == defaultSuite, file: file)
   }
 
   /// The suite and the key's name: the same name in two suites is two pieces of state.
@@ -72,19 +89,15 @@ public struct AppStorageKey<Value: Sendable>: SharedKey {
     subscriber: SharedSubscriber<Value>
   ) -> SharedSubscription {
     guard case let .success(file) = file else { return .empty }
-    let watching = file.subscribe(context: context, subscriber: subscriber)
+    let watching = file.startSubscription(subscriber)
     // The suite's own API writing in this process: read the file at once, under the
     // reference's lock (as the watcher's deliveries are), so that no write overtakes another.
     let localWrites = AppStorageLocalWrites.shared.listen(storage: suite.storage, path: file.path) {
-      subscriber.yieldLatest {
-        let loaded = LockIsolated<Result<Value?, any Error>?>(nil)
-        file.load(context: .userInitiated, continuation: LoadContinuation { loaded.setValue($0) })
-        return loaded.value
-      }
+      watching.deliverRead()
     }
     return SharedSubscription {
       watching.cancel()
-      localWrites.cancel()
+      AppStorageLocalWrites.shared.stopListening(localWrites)
     }
   }
 

@@ -9,13 +9,34 @@ final class AppStorageLocalWrites: Sendable {
   /// reference of its keys.
   static let shared = AppStorageLocalWrites()
 
-  private struct File: Hashable, Sendable {
+  fileprivate struct File: Hashable, Sendable {
     let storage: FileStorage
     let path: String
   }
 
+  /// One listener to a file's writes, and the ticket that stops it.
+  struct Listening: Sendable {
+    fileprivate let file: File
+    fileprivate let id: Int
+  }
+
+  private typealias Listener = (id: Int, onWrite: @Sendable () -> Void)
+
+  /// A file's listeners: almost always one (one reference per key), which needs no array.
+  private enum Listeners {
+    case one(Listener)
+    case many([Listener])
+
+    var all: [Listener] {
+      switch self {
+      case let .one(listener): [listener]
+      case let .many(listeners): listeners
+      }
+    }
+  }
+
   private struct Table {
-    var listeners: [File: [Int: @Sendable () -> Void]] = [:]
+    var listeners: [File: Listeners] = [:]
     var nextID = 0
   }
 
@@ -24,30 +45,39 @@ final class AppStorageLocalWrites: Sendable {
   private let table = Mutex(Table())
 
   /// Calls `onWrite` after each write to `path` in `storage` made through the suite's API, until
-  /// the returned subscription is cancelled.
+  /// ``stopListening(_:)`` is called with what it returns.
   func listen(
     storage: FileStorage,
     path: String,
     onWrite: @escaping @Sendable () -> Void
-  ) -> SharedSubscription {
+  ) -> Listening {
     let file = File(storage: storage, path: path)
     let id = table.withLock { table in
       defer { table.nextID += 1 }
-      table.listeners[file, default: [:]][table.nextID] = onWrite
+      let listener = (id: table.nextID, onWrite: onWrite)
+      if let existing = table.listeners[file] {
+        table.listeners[file] = .many(existing.all + [listener])
+      } else {
+        table.listeners[file] = .one(listener)
+      }
       return table.nextID
     }
-    return SharedSubscription { [self] in
-      table.withLock { table in
-        table.listeners[file]?[id] = nil
-        if table.listeners[file]?.isEmpty == true { table.listeners[file] = nil }
-      }
+    return Listening(file: file, id: id)
+  }
+
+  /// Stops the listener that ``listen(storage:path:onWrite:)`` returned.
+  func stopListening(_ listening: Listening) {
+    table.withLock { table in
+      guard let existing = table.listeners[listening.file] else { return }
+      let rest = existing.all.filter { $0.id != listening.id }
+      table.listeners[listening.file] = rest.count > 1 ? .many(rest) : rest.first.map(Listeners.one)
     }
   }
 
   /// Says that `path` in `storage` was just written (or removed) through the suite's API.
   func didWrite(storage: FileStorage, path: String) {
     // Called outside the table's lock: a listener takes its reference's lock.
-    let toCall = table.withLock { $0.listeners[File(storage: storage, path: path)].map { Array($0.values) } ?? [] }
-    for onWrite in toCall { onWrite() }
+    let toCall = table.withLock { $0.listeners[File(storage: storage, path: path)]?.all ?? [] }
+    for listener in toCall { listener.onWrite() }
   }
 }

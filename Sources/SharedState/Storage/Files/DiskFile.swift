@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import SystemPackage
 
 /// A handle on a stored file on disk: what one user (a key's live reference) last read or wrote
@@ -10,16 +11,19 @@ import SystemPackage
 /// writers (whose exchanges bring inodes back), the identity covers programs that do not take
 /// part.
 ///
-/// `@unchecked Sendable`: `knowledge` and `writtenIdentity` are only touched with `lock` held.
-final class DiskFile: StoredFile, @unchecked Sendable {
+final class DiskFile: StoredFile, Sendable {
   fileprivate let disk: DiskPath
   fileprivate let durability: FileDurability
-  private let lock = NSLock()
-  private var knowledge = FileKnowledge()
-  /// The identity at the target name right after this handle's own last write.
-  private var writtenIdentity: FileIdentity?
-  /// Whether a re-check of a change seen while a write was under way is scheduled.
-  private var isRecheckScheduled = false
+  // A `Mutex` keeps it inline: a program may open thousands of files.
+  private let state = Mutex(State())
+
+  private struct State {
+    var knowledge = FileKnowledge()
+    /// The identity at the target name right after this handle's own last write.
+    var writtenIdentity: FileIdentity?
+    /// Whether a re-check of a change seen while a write was under way is scheduled.
+    var isRecheckScheduled = false
+  }
 
   /// - Parameters:
   ///   - path: An absolute, lexically normal path.
@@ -39,19 +43,19 @@ final class DiskFile: StoredFile, @unchecked Sendable {
   var path: String { disk.paths.target.string }
 
   fileprivate var known: FileKnowledge {
-    lock.withLock { knowledge }
+    state.withLock { $0.knowledge }
   }
 
   fileprivate func remember(_ fresh: FileKnowledge, written: Bool = false) {
-    lock.withLock {
-      knowledge = fresh
-      if written { writtenIdentity = fresh.identity }
+    state.withLock { state in
+      state.knowledge = fresh
+      if written { state.writtenIdentity = fresh.identity }
     }
   }
 
   fileprivate func isOwnWrite(_ target: Stat?) -> Bool {
     guard let target else { return true }
-    return lock.withLock { FileIdentity(target) == writtenIdentity }
+    return state.withLock { FileIdentity(target) == $0.writtenIdentity }
   }
 
   func read() throws -> FileState {
@@ -74,8 +78,9 @@ final class DiskFile: StoredFile, @unchecked Sendable {
   }
 
   func watch(_ onEvent: @escaping @Sendable (FileWatchEvent) -> Void) -> WatchToken {
-    DirectoryWatcher.shared.watch(file: disk.paths.target) { [weak self] event in
-      guard let self else { return }
+    // `self` is held by the registration until the token is cancelled; it holds no token, so
+    // there is no cycle.
+    DirectoryWatcher.shared.watch(file: disk.paths.target) { [self] event in
       // Most replacements are this process's own writes, or ones the page already showed.
       if event == .replaced { judge(onEvent) } else { onEvent(event) }
     }
@@ -97,14 +102,14 @@ extension DiskFile {
     case .changed:
       onEvent(.replaced)
     case .busy:
-      let isScheduled = lock.withLock {
-        defer { isRecheckScheduled = true }
-        return isRecheckScheduled
+      let isScheduled = state.withLock { state in
+        defer { state.isRecheckScheduled = true }
+        return state.isRecheckScheduled
       }
       if isScheduled { return }
       DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(10)) { [weak self] in
         guard let self else { return }
-        lock.withLock { isRecheckScheduled = false }
+        state.withLock { $0.isRecheckScheduled = false }
         if disk.check({ known }) != .unchanged { onEvent(.replaced) }
       }
     }

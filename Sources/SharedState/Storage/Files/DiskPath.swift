@@ -1,5 +1,6 @@
 import Atomics
 import Foundation
+import Synchronization
 import SystemPackage
 
 #if canImport(Glibc)
@@ -36,7 +37,7 @@ import SystemPackage
 /// regular, singly linked file is removed and made afresh, never written.
 ///
 /// `@unchecked Sendable`: the properties under "Writer state" are only touched by the thread
-/// that holds `mutex` (``holder`` names it), those under "Page" with `pageLock` held.
+/// that holds `mutex` (``holder`` names it); the page is behind its own `Mutex`.
 final class DiskPath: @unchecked Sendable {
   /// The target and its companions.
   let paths: CompanionPaths
@@ -49,7 +50,8 @@ final class DiskPath: @unchecked Sendable {
   private let mutex = NSLock()
   /// The thread that holds `mutex`, or 0: a transaction begun again on that thread is refused
   /// instead of deadlocking.
-  private let holder = ManagedAtomic<UInt>(0)
+  // Inline, as the page's `Mutex` is: a program may open thousands of files.
+  private let holder = Atomic<UInt>(0)
 
   // MARK: Writer state
 
@@ -61,10 +63,13 @@ final class DiskPath: @unchecked Sendable {
 
   // MARK: Page
 
-  private let pageLock = NSLock()
-  private var page: CoordinationPage?
-  /// The lock file inode `page` maps; `nil` before anyone tried to map one.
-  private var pageInode: UInt64?
+  private let pageState = Mutex(PageState())
+
+  private struct PageState {
+    var page: CoordinationPage?
+    /// The lock file inode `page` maps; `nil` before anyone tried to map one.
+    var inode: UInt64?
+  }
 
   private init(paths: CompanionPaths, filePermissions: FilePermissions, directoryPermissions: FilePermissions) {
     self.paths = paths
@@ -247,7 +252,7 @@ final class DiskPath: @unchecked Sendable {
     guard let descriptor = lockDescriptor else { return }
     var status = lockStatus
     let inode = UInt64(status.rawValue.st_ino)
-    let isMapped = pageLock.withLock { pageInode == inode }
+    let isMapped = pageState.withLock { $0.inode == inode }
     if isMapped { return }
     isOnNetwork = (try? descriptor.isOnNetworkFileSystem()) ?? true
     if status.rawValue.st_size < CoordinationPage.length, status.rawValue.st_uid == geteuid() {
@@ -257,23 +262,20 @@ final class DiskPath: @unchecked Sendable {
       status = try descriptor.status()
     }
     let mapped = isOnNetwork ? nil : CoordinationPage.map(descriptor, status: status)
-    pageLock.withLock {
-      page = mapped
-      pageInode = inode
-    }
+    pageState.withLock { $0 = PageState(page: mapped, inode: inode) }
   }
 
   /// The page, mapping it now (for a handle that has only watched so far) when `mapping`.
   private func currentPage(mapping: Bool) -> CoordinationPage? {
-    pageLock.lock()
-    defer { pageLock.unlock() }
-    if pageInode != nil || !mapping { return page }
-    guard let opened = try? openRegularFile(paths.lock, writable: true) else { return nil }
-    let onNetwork = (try? opened.descriptor.isOnNetworkFileSystem()) ?? true
-    page = onNetwork ? nil : CoordinationPage.map(opened.descriptor, status: opened.status)
-    pageInode = UInt64(opened.status.rawValue.st_ino)
-    opened.descriptor.closeIgnoringFailure()
-    return page
+    pageState.withLock { state in
+      if state.inode != nil || !mapping { return state.page }
+      guard let opened = try? openRegularFile(paths.lock, writable: true) else { return nil }
+      let onNetwork = (try? opened.descriptor.isOnNetworkFileSystem()) ?? true
+      state.page = onNetwork ? nil : CoordinationPage.map(opened.descriptor, status: opened.status)
+      state.inode = UInt64(opened.status.rawValue.st_ino)
+      opened.descriptor.closeIgnoringFailure()
+      return state.page
+    }
   }
 
   /// The sequence now, from the page or the lock file. Call holding the cross-process lock.

@@ -1,0 +1,93 @@
+import Synchronization
+
+/// One reference's subscription to the changes of a file-backed key (``FileStorageKey``, and
+/// ``AppStorageKey`` through it): it hears the file's watch events and brings the reference up
+/// to date.
+///
+/// One object holds what a subscription needs (the key, the subscriber, the watch and whether
+/// the file is watched), rather than several closures and boxes: a program may open thousands
+/// of keys.
+final class FileKeySubscription<Value: Sendable>: Sendable {
+  private let key: FileStorageKey<Value>
+  private let subscriber: SharedSubscriber<Value>
+  private let state = Mutex(State())
+
+  private struct State {
+    /// While the file cannot be watched, `loadError` says so; the full read that follows
+    /// `resynchronize` brings the value up to date and clears it.
+    var isUnwatched = false
+    var token: WatchToken?
+    var isCancelled = false
+  }
+
+  init(key: FileStorageKey<Value>, subscriber: SharedSubscriber<Value>) {
+    self.key = key
+    self.subscriber = subscriber
+  }
+
+  /// Starts watching, then catches up with any change made since the value was loaded (the
+  /// load came before the watch was in place).
+  func start() {
+    // Captured strongly: the watch holds this object until `cancel()` cancels the token, and
+    // the reference's `SharedSubscription` always does, at the latest when it is released.
+    let token = key.file.watch { [self] event in handle(event) }
+    let isCancelled = state.withLock { state in
+      if !state.isCancelled { state.token = token }
+      return state.isCancelled
+    }
+    if isCancelled {
+      token.cancel()
+      return
+    }
+    deliverChange()
+  }
+
+  /// Stops the events; one being delivered may still finish.
+  func cancel() {
+    let token = state.withLock { state in
+      state.isCancelled = true
+      defer { state.token = nil }
+      return state.token
+    }
+    token?.cancel()
+  }
+
+  private func handle(_ event: FileWatchEvent) {
+    switch event {
+    case .replaced, .writtenInPlace:
+      deliverChange()
+    case .resynchronize:
+      let wasUnwatched = state.withLock { state in
+        defer { state.isUnwatched = false }
+        return state.isUnwatched
+      }
+      if wasUnwatched { deliverRead() } else { deliverChange() }
+    case let .unwatched(failure):
+      state.withLock { $0.isUnwatched = true }
+      subscriber.yield(throwing: FileStorageError(.unwatched, path: key.path, underlying: failure))
+    }
+  }
+
+  /// Delivers what the file holds now, if it differs from what the handle last saw.
+  func deliverChange() {
+    subscriber.yieldLatest {
+      do {
+        return try key.file.readIfChanged().map(key.decoded)
+      } catch {
+        return .failure(FileStorageError(.unreadable, path: key.path, underlying: error))
+      }
+    }
+  }
+
+  /// Delivers what the file holds now, read in full: after a time unwatched (which also clears
+  /// the error that said so), and after a write of this process's suite API.
+  func deliverRead() {
+    subscriber.yieldLatest {
+      do {
+        return key.decoded(try key.file.read())
+      } catch {
+        return .failure(FileStorageError(.unreadable, path: key.path, underlying: error))
+      }
+    }
+  }
+}
