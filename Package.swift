@@ -65,6 +65,8 @@ let package = Package(
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+        // `watch` prints each change from the value's publisher, on the thread that delivers it.
+        .product(name: "OpenCombineShim", package: "OpenCombine"),
       ],
       path: "Demo"
     ),

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
+import OpenCombineShim
 import SharedState
+import Synchronization
 
 /// `shared-demo watch`: prints the value and every change to it, as it happens.
 struct Watch: AsyncParsableCommand {
@@ -31,11 +33,19 @@ struct Watch: AsyncParsableCommand {
   @Option(help: ArgumentHelp("With --suite: open this many other keys of the suite first ('open-0', 'open-1', ...), and report on standard error how long that took.", visibility: .hidden))
   var openKeys = 0
 
+  @Option(help: ArgumentHelp("With --suite: also watch this key of the suite, with an observer that takes --slow-milliseconds over each change (a slow observer must not hold up others).", visibility: .hidden))
+  var slowKey: String?
+
+  @Option(help: ArgumentHelp("How long the observer of --slow-key takes over each change.", visibility: .hidden))
+  var slowMilliseconds = 100
+
   func run() async throws {
     let held = try Self.openDescriptors(openDescriptors)
     defer { for descriptor in held { close(descriptor) } }
     let others = openOtherKeys()
     defer { withExtendedLifetime(others) {} }
+    let slow = observeSlowly()
+    defer { withExtendedLifetime(slow) {} }
     let shared = Shared<JSONValue>(wrappedValue: .null, storage.key())
     let outcome = await withTaskGroup(of: Outcome.self) { group in
       group.addTask { await printChanges(of: shared) ? .completed : .endless }
@@ -82,6 +92,16 @@ struct Watch: AsyncParsableCommand {
     return keys
   }
 
+  /// Opens `slowKey` with an observer that sleeps `slowMilliseconds` over each change after the
+  /// first value.
+  private func observeSlowly() -> AnyCancellable? {
+    guard let slowKey, let suite = storage.suite else { return nil }
+    let store = AppStorageSuite(directory: URL(fileURLWithPath: suite))
+    let shared = Shared<JSONValue>(wrappedValue: .null, AppStorageKey<JSONValue>.appStorage(slowKey, store: store))
+    let pause = UInt32(slowMilliseconds) * 1_000
+    return shared.publisher.dropFirst().sink { _ in usleep(pause) }
+  }
+
   /// Opens `count` descriptors on /dev/null, raising the soft limit on open files if needed.
   private static func openDescriptors(_ count: Int) throws -> [Int32] {
     guard count > 0 else { return [] }
@@ -103,13 +123,23 @@ struct Watch: AsyncParsableCommand {
   }
 
   /// Prints the value and its changes; returns `true` after `changes` changes.
+  ///
+  /// Each change is printed from the value's publisher, on the thread that delivers it, as a
+  /// program that must react at once would do: no hop to another task first.
   private func printChanges(of shared: Shared<JSONValue>) async -> Bool {
-    var seen = -1
-    for await value in shared.values {
+    let (reached, reach) = AsyncStream<Void>.makeStream()
+    let seen = Mutex(-1)
+    let changes = self.changes
+    let printing = shared.publisher.sink { value in
       Output.line("\(Output.unixNanoseconds()) \(value.compactJSON)")
-      seen += 1
-      if let changes, seen >= changes { return true }
+      let count = seen.withLock { seen in
+        seen += 1
+        return seen
+      }
+      if let changes, count >= changes { reach.yield() }
     }
+    defer { printing.cancel() }
+    for await _ in reached { return true }
     return false
   }
 

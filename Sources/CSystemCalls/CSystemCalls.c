@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <sys/vfs.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/select.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -67,4 +68,8 @@ int shared_state_release_low_descriptor(void) {
 // Runs when the library is loaded, before the program has opened many descriptors.
 __attribute__((constructor)) static void shared_state_reserve_at_load(void) {
   shared_state_reserve_low_descriptor();
+}
+
+int shared_state_set_timer_slack(unsigned long nanoseconds) {
+  return prctl(PR_SET_TIMERSLACK, nanoseconds, 0, 0, 0);
 }

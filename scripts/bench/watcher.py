@@ -1,6 +1,6 @@
 """The watcher's rows of the benchmark: opening many keys, and what an outside write costs.
 
-usage: watcher.py DEMO DIR [--writes N]
+usage: watcher.py DEMO DIR [--writes N] [--slow-observer]
 
 For 1, 1 000 and 10 000 open keys of one suite, in one `shared-demo watch` process:
   - the time that process took to open the keys (it reports it itself),
@@ -9,6 +9,9 @@ For 1, 1 000 and 10 000 open keys of one suite, in one `shared-demo watch` proce
     file N times, 1 ms apart, and the watching process's CPU time (all its threads, from
     /proc/PID/task/*/schedstat, in nanoseconds) is read before and after.
 Prints one row per key count.
+
+With --slow-observer, instead: how much a slow observer of one key (100 ms per change) delays
+the delivery of another key's change in the same process.
 """
 import os
 import shutil
@@ -88,6 +91,61 @@ def measure(open_keys):
         shutil.rmtree(suite, ignore_errors=True)
     return opened_ms, rss, (after - before) / writes / 1000
 
+
+def slow_observer_delay(rounds):
+    """The delivery of one key's change while another key's observer takes 100 ms, beside the
+    same delivery when no observer is busy, in one watching process; writes are renames by this
+    script, timed from its clock before the write to the watcher's print."""
+    suite = os.path.join(where, "watcher-slow")
+    shutil.rmtree(suite, ignore_errors=True)
+    for key in ("fast", "slow"):
+        subprocess.run([demo, "set", "--suite", suite, "--key", key, "0"], check=True)
+    out_path = os.path.join(where, "slow.out")
+    with open(out_path, "w") as out:
+        child = subprocess.Popen(
+            [demo, "watch", "--suite", suite, "--key", "fast", "--slow-key", "slow",
+             "--slow-milliseconds", "100", "--timeout", "600"],
+            stdout=out, stderr=subprocess.DEVNULL)
+
+    def replace(name, text):
+        staged = os.path.join(suite, "staged.tmp")
+        with open(staged, "w") as f:
+            f.write(text)
+        os.rename(staged, os.path.join(suite, name))
+
+    def ping(out):
+        sent = time.time_ns()
+        replace("fast.json", f"{sent}\n")
+        line = wait_for_line(out, time.time() + 10, lambda l: l.rstrip().endswith(f" {sent}"))
+        return (int(line.split()[0]) - sent) / 1000
+
+    quiet, busy = [], []
+    try:
+        with open(out_path) as out:
+            wait_for_line(out, time.time() + 60)
+            for round in range(rounds):
+                quiet.append(ping(out))
+                time.sleep(0.01)
+                replace("slow.json", f"{round + 1}\n")
+                time.sleep(0.005)  # its observer has started its 100 ms
+                busy.append(ping(out))
+                time.sleep(0.15)  # and has finished
+    finally:
+        child.kill()
+        child.wait()
+        shutil.rmtree(suite, ignore_errors=True)
+    quiet.sort()
+    busy.sort()
+    median = lambda values: values[len(values) // 2]
+    print(f"another key's change, {rounds} times: p50={median(quiet):.0f}us max={quiet[-1]:.0f}us with no observer busy; "
+          f"p50={median(busy):.0f}us max={busy[-1]:.0f}us while one key's observer takes 100 ms")
+    print(f"delay added by the slow observer: p50={median(busy) - median(quiet):.0f}us "
+          f"worst={busy[-1] - median(quiet):.0f}us (goal: <= 1000us)")
+
+
+if "--slow-observer" in sys.argv:
+    slow_observer_delay(30)
+    sys.exit(0)
 
 print(f"{'open keys':>10} {'open ms':>9} {'RSS MiB':>9} {'+MiB':>7} {'CPU us/write':>13} {'x 1 key':>8}")
 _, base_rss, _ = measure(0)

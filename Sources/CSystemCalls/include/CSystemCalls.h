@@ -32,4 +32,8 @@ int shared_state_release_low_descriptor(void);
 /// shared_state_release_low_descriptor. Returns the slot, or -1 (nothing is held then).
 int shared_state_reserve_low_descriptor(void);
 
+/// prctl(PR_SET_TIMERSLACK, nanoseconds): how late the calling thread's timed sleeps may end
+/// (50 µs by default). Returns 0, or -1 with errno set.
+int shared_state_set_timer_slack(unsigned long nanoseconds);
+
 #endif

@@ -1,9 +1,19 @@
+import CSystemCalls
 import Foundation
 
-/// The threads that run registrations' deliveries: a pool of its own that grows when every
-/// thread is busy, so that a slow handle (a decode, an observer that takes 100 ms) holds up only
-/// itself. (A global Dispatch queue does not do that on Linux: it notices a blocked worker only
-/// tens of milliseconds later, and Swift's tasks share it.)
+/// The threads that read the watcher's events and run registrations' deliveries: a pool of its
+/// own that grows when every thread is busy, so that a slow handle (a decode, an observer that
+/// takes 100 ms) holds up only itself. (A global Dispatch queue does not do that on Linux: it
+/// notices a blocked worker only tens of milliseconds later, and Swift's tasks share it.)
+///
+/// ## Leader and followers
+///
+/// One thread at a time, the *leader*, reads events (``WatchReading/readEvents()``). When an
+/// event leaves registrations to deliver, the leader hands the reading to another thread (an
+/// idle one, or a new one) and delivers the first itself, on the thread that read the event:
+/// a change reaches its handle without waiting for another thread to wake, and a slow handle
+/// still holds up nobody, since someone else reads meanwhile. Other deliveries wait in a queue
+/// that idle threads take from.
 ///
 /// Threads beyond the first leave after `idleLifetime` without work.
 ///
@@ -19,6 +29,10 @@ final class DeliveryThreads: @unchecked Sendable {
   private var idle = 0
   /// Signals sent to idle threads that none has taken yet.
   private var wakeups = 0
+  /// What the leader runs; `nil` until the watcher starts reading.
+  private var reading: (any WatchReading)?
+  /// Whether the reading waits for a thread to take it.
+  private var isReadingVacant = false
   private let idleLifetime: TimeInterval
   private let maximumThreads: Int
 
@@ -27,29 +41,59 @@ final class DeliveryThreads: @unchecked Sendable {
     self.maximumThreads = maximumThreads
   }
 
+  /// Has the threads read events with `reading`, one thread at a time, from now on.
+  func startReading(_ reading: any WatchReading) {
+    let mustStartThread = lock.withLock { () -> Bool in
+      precondition(self.reading == nil, "the watcher's events are read once per process")
+      self.reading = reading
+      isReadingVacant = true
+      return wakeOne(evenAboveMaximum: true)
+    }
+    if mustStartThread { startThread() }
+  }
+
   /// Runs `registration.deliverPending()` on one of the threads, soon.
   func schedule(_ registration: FileWatchRegistration) {
     let mustStartThread = lock.withLock { () -> Bool in
       pending.append(registration)
-      if idle > wakeups {
-        wakeups += 1
-        lock.signal()
-        return false
-      }
-      guard threads < maximumThreads else { return false }
-      threads += 1
-      return true
+      return wakeOne(evenAboveMaximum: false)
     }
-    if mustStartThread {
-      let thread = Thread { [self] in work() }
-      thread.name = "SharedState.Delivery"
-      thread.start()
+    if mustStartThread { startThread() }
+  }
+
+  /// Signals an idle thread, or says a thread must be started. Call with `lock` held.
+  private func wakeOne(evenAboveMaximum: Bool) -> Bool {
+    if idle > wakeups {
+      wakeups += 1
+      lock.signal()
+      return false
     }
+    // The reading never waits for a thread: events would pile up unread.
+    guard evenAboveMaximum || threads < maximumThreads else { return false }
+    threads += 1
+    return true
+  }
+
+  private func startThread() {
+    let thread = Thread { [self] in work() }
+    thread.name = "SharedState.Delivery"
+    thread.start()
   }
 
   private func work() {
+    // The watcher's short pauses (a writer finishing its page) should last what they say, not
+    // the default 50 µs of slack more.
+    _ = shared_state_set_timer_slack(1)
     lock.lock()
     while true {
+      // Reading comes first: nothing is read while nobody leads.
+      if isReadingVacant, let reading {
+        isReadingVacant = false
+        lock.unlock()
+        lead(reading)
+        lock.lock()
+        continue
+      }
       if pendingStart < pending.count {
         let registration = pending[pendingStart]
         pendingStart += 1
@@ -66,11 +110,38 @@ final class DeliveryThreads: @unchecked Sendable {
       let signaled = lock.wait(until: Date().addingTimeInterval(idleLifetime))
       idle -= 1
       if wakeups > 0 { wakeups -= 1 }
-      if !signaled, pendingStart == pending.count, threads > 1 {
+      if !signaled, pendingStart == pending.count, !isReadingVacant, threads > 1 {
         threads -= 1
         lock.unlock()
         return
       }
     }
   }
+
+  /// Reads events until one leaves registrations to deliver; then hands the reading on and
+  /// delivers the first of them on this thread.
+  private func lead(_ reading: any WatchReading) {
+    var ready: [FileWatchRegistration] = []
+    while ready.isEmpty {
+      ready = reading.readEvents()
+    }
+    var threadsToStart = 0
+    lock.withLock {
+      pending.append(contentsOf: ready.dropFirst())
+      isReadingVacant = true
+      if wakeOne(evenAboveMaximum: true) { threadsToStart += 1 }
+      for _ in ready.dropFirst() where wakeOne(evenAboveMaximum: false) { threadsToStart += 1 }
+    }
+    for _ in 0..<threadsToStart { startThread() }
+    ready[0].deliverPending()
+  }
+}
+
+/// The reading of the watcher's events, which ``DeliveryThreads`` hands from thread to thread
+/// (see ``WatchOwner``).
+protocol WatchReading: AnyObject, Sendable {
+  /// Waits for the next event (or for something else to do, such as watching a new
+  /// directory), acts on it, and returns the registrations whose events the caller must now
+  /// deliver (see ``FileWatchRegistration/enqueue(_:)``). Only one thread at a time calls it.
+  func readEvents() -> [FileWatchRegistration]
 }

@@ -10,11 +10,12 @@ import SystemPackage
 ///
 /// - ``DirectoryWatcher`` (this type): the registrations, shared between the threads that
 ///   register and the owner thread, and the one lock that guards them.
-/// - ``WatchOwner``: the one thread that calls libinotifytools (its state is process-global and
-///   unlocked): it applies a ``WatchPlan``, waits for events and routes them here.
+/// - ``WatchOwner``: the reading of events, the one caller of libinotifytools (its state is
+///   process-global and unlocked): it applies a ``WatchPlan``, waits for events and routes them
+///   here. ``DeliveryThreads`` runs it on one thread at a time, the leader.
 /// - ``InotifyTools``: typed calls into libinotifytools.
-/// - ``FileWatchRegistration``: one handle's events, coalesced and delivered off the owner
-///   thread, serially.
+/// - ``FileWatchRegistration``: one handle's events, coalesced and delivered serially, by the
+///   thread that read the event (which hands the reading on first) or by another of the pool.
 ///
 /// ## Locks
 ///
@@ -22,13 +23,15 @@ import SystemPackage
 ///
 /// 1. `DirectoryWatcher.lock` (registrations, directory states, the wake-up file);
 /// 2. a `FileWatchRegistration`'s mutex (its pending event);
-/// 3. `DeliveryThreads.lock` (the deliveries waiting for a thread), taken after 2 is released.
+/// 3. `DeliveryThreads.lock` (the deliveries waiting for a thread, who reads), taken after 2 is
+///    released.
 ///
 /// Deliveries are scheduled after `DirectoryWatcher.lock` is released, too: scheduling may start
-/// a thread, and registrations wait on that lock.
+/// a thread, and registrations wait on that lock. (Starting the reading, once, takes 3 inside 1.)
 ///
 /// No lock is held while libinotifytools waits for an event, nor while a handle's `onEvent`
-/// runs; the owner thread's own state has no lock, since no other thread touches it.
+/// runs; the owner's own state has no lock: only the thread that leads touches it, and the
+/// lead passes from thread to thread under `DeliveryThreads.lock`.
 ///
 /// ## Never parked, never silent
 ///
@@ -72,8 +75,7 @@ final class DirectoryWatcher: @unchecked Sendable {
   /// held (a check scheduled for later takes the lock too).
   private final class Directory: @unchecked Sendable {
     let path: FilePath
-    /// Usually one registration per name: a small array costs less than a dictionary each.
-    var files: [String: ContiguousArray<FileWatchRegistration>] = [:]
+    var files: [String: Registrations] = [:]
     var count = 0
     var state = DirectoryState.pending
     /// Whether its registrations heard ``FileWatchEvent/unwatched(_:)`` and must hear
@@ -84,6 +86,44 @@ final class DirectoryWatcher: @unchecked Sendable {
 
     init(path: FilePath) {
       self.path = path
+    }
+  }
+
+  /// The registrations of one name: almost always one (one reference per key), which needs no
+  /// array of its own.
+  private enum Registrations: Sequence {
+    case one(FileWatchRegistration)
+    case many(ContiguousArray<FileWatchRegistration>)
+
+    struct Iterator: IteratorProtocol {
+      var single: FileWatchRegistration?
+      var many: ContiguousArray<FileWatchRegistration>.Iterator?
+
+      mutating func next() -> FileWatchRegistration? {
+        if let single {
+          self.single = nil
+          return single
+        }
+        return many?.next()
+      }
+    }
+
+    func makeIterator() -> Iterator {
+      switch self {
+      case let .one(registration): Iterator(single: registration)
+      case let .many(registrations): Iterator(many: registrations.makeIterator())
+      }
+    }
+
+    func adding(_ registration: FileWatchRegistration) -> Self {
+      .many(ContiguousArray(self) + [registration])
+    }
+
+    /// What is left once `registration` is removed; `nil` when nothing is.
+    func removing(_ registration: FileWatchRegistration) -> Self? {
+      let rest = filter { $0 !== registration }
+      if rest.count > 1 { return .many(ContiguousArray(rest)) }
+      return rest.first.map(Self.one)
     }
   }
 
@@ -127,7 +167,7 @@ final class DirectoryWatcher: @unchecked Sendable {
     }
     // The entry's copy of the path: one string for all the directory's registrations.
     let registration = FileWatchRegistration(directory: entry.path, name: name, onEvent: onEvent)
-    entry.files[name, default: []].append(registration)
+    entry.files[name] = entry.files[name]?.adding(registration) ?? .one(registration)
     entry.count += 1
     let deadline = Date().addingTimeInterval(registrationWait.seconds)
     while entry.state == .pending, lock.wait(until: deadline) {}
@@ -163,10 +203,10 @@ final class DirectoryWatcher: @unchecked Sendable {
     lock.lock()
     defer { lock.unlock() }
     guard let entry = directories[registration.directory],
-      let index = entry.files[registration.name]?.firstIndex(where: { $0 === registration })
+      let registrations = entry.files[registration.name],
+      registrations.contains(where: { $0 === registration })
     else { return }
-    entry.files[registration.name]?.remove(at: index)
-    if entry.files[registration.name]?.isEmpty == true { entry.files[registration.name] = nil }
+    entry.files[registration.name] = registrations.removing(registration)
     entry.count -= 1
     if entry.count == 0 {
       directories[registration.directory] = nil
@@ -209,7 +249,7 @@ final class DirectoryWatcher: @unchecked Sendable {
     failures: [FilePath: WatchFailure],
     resynchronizing: Set<FilePath>?
   ) {
-    var deliveries: [(ContiguousArray<FileWatchRegistration>, FileWatchEvent)] = []
+    var deliveries: [(Registrations, FileWatchEvent)] = []
     lock.lock()
     for path in planned {
       guard let entry = directories[path] else { continue }
@@ -243,10 +283,11 @@ final class DirectoryWatcher: @unchecked Sendable {
     }
   }
 
-  /// Delivers `event` to the registrations of the file `name` in `directory`.
-  func route(_ event: FileWatchEvent, directory: FilePath, name: String) {
-    guard let registrations = lock.withLock({ directories[directory]?.files[name] }) else { return }
-    for registration in registrations { registration.post(event) }
+  /// Queues `event` for the registrations of the file `name` in `directory`, and returns those
+  /// the caller must now deliver (see ``FileWatchRegistration/enqueue(_:)``).
+  func route(_ event: FileWatchEvent, directory: FilePath, name: String) -> [FileWatchRegistration] {
+    guard let registrations = lock.withLock({ directories[directory]?.files[name] }) else { return [] }
+    return registrations.filter { $0.enqueue(event) }
   }
 
   /// Has every registration compare with the disk: events were lost.
@@ -279,7 +320,7 @@ final class DirectoryWatcher: @unchecked Sendable {
     wakeFile = Self.openWakeFile()
     let owner = WatchOwner(watcher: self)
     self.owner = owner
-    owner.start()
+    DeliveryThreads.shared.startReading(owner)
   }
 
   private static func openWakeFile() -> FileDescriptor? {

@@ -34,7 +34,18 @@ final class FileWatchRegistration: Sendable {
   ///
   /// Cheap and non-blocking: the watcher's owner thread calls it for every event it routes.
   func post(_ event: FileWatchEvent) {
-    let mustSchedule = pending.withLock { pending -> Bool in
+    if enqueue(event) {
+      // Off the owner thread; at most one delivery of a registration is scheduled at a time,
+      // so its events arrive one after the other.
+      DeliveryThreads.shared.schedule(self)
+    }
+  }
+
+  /// Queues `event` as ``post(_:)`` does, but leaves the delivery to the caller: when it returns
+  /// `true`, the caller must call ``deliverPending()`` (on a thread that may block for as long
+  /// as the handle takes), and nobody else will until it has.
+  func enqueue(_ event: FileWatchEvent) -> Bool {
+    pending.withLock { pending -> Bool in
       guard !pending.isCancelled else { return false }
       switch event {
       case let .unwatched(failure):
@@ -46,11 +57,6 @@ final class FileWatchRegistration: Sendable {
       }
       defer { pending.isScheduled = true }
       return !pending.isScheduled
-    }
-    if mustSchedule {
-      // Off the owner thread; at most one delivery of a registration is scheduled at a time,
-      // so its events arrive one after the other.
-      DeliveryThreads.shared.schedule(self)
     }
   }
 
@@ -76,7 +82,8 @@ final class FileWatchRegistration: Sendable {
     return rank(next) >= rank(pending) ? next : pending ?? next
   }
 
-  /// Delivers what is pending until nothing is; ``DeliveryThreads`` calls it.
+  /// Delivers what is pending until nothing is; ``DeliveryThreads`` calls it, or the caller of
+  /// an ``enqueue(_:)`` that returned `true`.
   func deliverPending() {
     while true {
       let (failure, change) = pending.withLock { pending -> (WatchFailure?, FileWatchEvent?) in

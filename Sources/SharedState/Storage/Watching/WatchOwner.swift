@@ -1,27 +1,31 @@
 import Dispatch
 import Foundation
+import Synchronization
 import SystemPackage
 
 #if canImport(Glibc)
   import Glibc
 #endif
 
-/// The one thread that calls libinotifytools: it starts the library, brings the watches in line
-/// with a ``WatchPlan`` of the wanted directories, waits for events and routes each to the
-/// ``DirectoryWatcher``'s registrations.
+/// The reading of events, the one caller of libinotifytools: it starts the library, brings the
+/// watches in line with a ``WatchPlan`` of the wanted directories, waits for events and routes
+/// each to the ``DirectoryWatcher``'s registrations. ``DeliveryThreads`` runs it on one thread
+/// at a time (the leader), handing it to another thread when an event leaves something to
+/// deliver: the library's state is process-global and unlocked, but one caller at a time, with
+/// the hand-over under a lock, is all it needs.
 ///
 /// It never parks: when the library cannot start, it waits for a growing pause (or for a new
 /// registration) and tries again; when a directory cannot be watched, it wakes itself after a
 /// pause and tries again. When reading fails, it starts the library afresh; the events of the
 /// old instance are lost, so every registration resynchronizes.
 ///
-/// `@unchecked Sendable`: all its mutable state is touched by its own thread only (`start()`
-/// is called once, before the thread exists); debug builds check it in `apply` and `handle`.
-final class WatchOwner: @unchecked Sendable {
+/// `@unchecked Sendable`: all its mutable state is touched by the leading thread only, inside
+/// ``readEvents()``, which ``DeliveryThreads`` lets one thread at a time run (the lead passes
+/// under its lock); debug builds check that no two threads are ever inside at once.
+final class WatchOwner: WatchReading, @unchecked Sendable {
   private let watcher: DirectoryWatcher
-  /// The owner thread, set first thing on it: debug builds check that only it runs `apply` and
-  /// `handle`.
-  private var ownerThread: pthread_t?
+  /// Whether a thread is inside ``readEvents()``: debug builds check that only one ever is.
+  private let isReading = Atomic<Bool>(false)
 
   /// One inotify watch.
   private struct ActiveWatch {
@@ -64,31 +68,29 @@ final class WatchOwner: @unchecked Sendable {
     self.watcher = watcher
   }
 
-  func start() {
-    let thread = Thread { [self] in run() }
-    thread.name = "SharedState.WatchOwner"
-    thread.start()
-  }
-
-  private func run() {
-    ownerThread = pthread_self()
-    while true {
-      guard isLibraryStarted || startLibrary() else { continue }
-      if let retryDue, Date() >= retryDue {
-        self.retryDue = nil
-        mustReplan = true
-      }
-      if mustReplan || watcher.isWanted(changedSince: appliedRevision) {
-        apply(resynchronizing: [])
-        continue
-      }
-      switch InotifyTools.nextEvent() {
-      case let .success(event):
-        handle(event)
-      case .failure:
-        // A broken read: start over rather than spin on it.
-        restartLibrary()
-      }
+  /// One turn of the reading: starts the library if needed, applies the plan when the wanted
+  /// directories changed, or waits for one event and routes it.
+  ///
+  /// - Returns: The registrations the caller must now deliver.
+  func readEvents() -> [FileWatchRegistration] {
+    assert(isReading.exchange(true, ordering: .acquiring) == false, "two threads read the watcher's events at once")
+    defer { assert(isReading.exchange(false, ordering: .releasing)) }
+    guard isLibraryStarted || startLibrary() else { return [] }
+    if let retryDue, Date() >= retryDue {
+      self.retryDue = nil
+      mustReplan = true
+    }
+    if mustReplan || watcher.isWanted(changedSince: appliedRevision) {
+      apply(resynchronizing: [])
+      return []
+    }
+    switch InotifyTools.nextEvent() {
+    case let .success(event):
+      return handle(event)
+    case .failure:
+      // A broken read: start over rather than spin on it.
+      restartLibrary()
+      return []
     }
   }
 
@@ -144,7 +146,6 @@ final class WatchOwner: @unchecked Sendable {
   /// Watches what the plan for the wanted directories says, then tells the watcher which
   /// directories are (not) watched and which must resynchronize (`nil`: all).
   private func apply(resynchronizing: Set<FilePath>?) {
-    assert(ownerThread.map { pthread_equal($0, pthread_self()) != 0 } == true, "WatchOwner state touched off its thread")
     mustReplan = false
     var (revision, wanted) = watcher.wantedDirectories()
     var next = WatchPlan(wanted: wanted, exists: Self.isDirectory)
@@ -246,21 +247,21 @@ final class WatchOwner: @unchecked Sendable {
 
   // MARK: Events
 
-  private func handle(_ event: InotifyEvent) {
-    assert(ownerThread.map { pthread_equal($0, pthread_self()) != 0 } == true, "WatchOwner state touched off its thread")
-    if event.descriptor == wakeDescriptor { return }
+  /// Acts on one event; returns the registrations the caller must deliver.
+  private func handle(_ event: InotifyEvent) -> [FileWatchRegistration] {
+    if event.descriptor == wakeDescriptor { return [] }
     if event.events.contains(.queueOverflowed) {
       watcher.resynchronizeAll()
-      return
+      return []
     }
-    guard let path = pathsByDescriptor[event.descriptor] else { return }
+    guard let path = pathsByDescriptor[event.descriptor] else { return [] }
     if !event.events.isDisjoint(with: InotifyEvents.watchEnded) {
       if !event.events.isDisjoint(with: [.ignored, .deletedSelf, .unmounted]) {
         watches[path]?.isDead = true
       }
       disturbedPaths.insert(path)
       mustReplan = true
-      return
+      return []
     }
     let name = event.name
     if event.events.contains(.isDirectory) {
@@ -268,17 +269,18 @@ final class WatchOwner: @unchecked Sendable {
         disturbedPaths.insert(path.appending(name))
         mustReplan = true
       }
-      return
+      return []
     }
     guard !name.isEmpty, plan.watchedDirectories.contains(path), !CompanionPaths.isCompanion(name) else {
-      return
+      return []
     }
     // A file created empty is written next: its close or its rename into place is what counts.
     if event.events.contains(.closedAfterWriting) {
-      watcher.route(.writtenInPlace, directory: path, name: name)
+      return watcher.route(.writtenInPlace, directory: path, name: name)
     } else if !event.events.isDisjoint(with: [.movedFrom, .movedTo, .deleted]) {
-      watcher.route(.replaced, directory: path, name: name)
+      return watcher.route(.replaced, directory: path, name: name)
     }
+    return []
   }
 
   // MARK: The file system

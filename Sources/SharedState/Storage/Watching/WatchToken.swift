@@ -1,15 +1,16 @@
-import ConcurrencyExtras
+import Synchronization
 
 /// The storage layer's handle on one watch: cancelling it, or releasing it, stops the events.
 ///
 /// The key layer wraps it in the API's `SharedSubscription`; the storage layer knows nothing of
 /// that type.
 final class WatchToken: Sendable {
-  private let onCancel: LockIsolated<(@Sendable () -> Void)?>
+  // A `Mutex` keeps it one object: a program may hold thousands.
+  private let onCancel: Mutex<(@Sendable () -> Void)?>
 
   /// A token that runs `cancel` once, when cancelled or released.
   init(_ cancel: @escaping @Sendable () -> Void) {
-    onCancel = LockIsolated(cancel)
+    onCancel = Mutex(cancel)
   }
 
   /// A token with nothing to stop.
@@ -17,7 +18,7 @@ final class WatchToken: Sendable {
 
   /// Stops the events. Later calls do nothing; an event already being delivered may still finish.
   func cancel() {
-    let cancel = onCancel.withValue { cancel -> (@Sendable () -> Void)? in
+    let cancel = onCancel.withLock { cancel -> (@Sendable () -> Void)? in
       defer { cancel = nil }
       return cancel
     }

@@ -1,0 +1,104 @@
+// The floor under `shared-demo ping` -> `shared-demo watch`: the same path in a few lines of C,
+// measured in the same run as the library (scripts/bench/watcher.sh).
+//
+//   watch_floor watch DIR NAME     waits in select() on an inotify descriptor watching DIR; for
+//                                  each rename onto NAME, reads the file and prints
+//                                  '<unix-ns-now> <contents>'; ends when the contents are -1.
+//   watch_floor write DIR NAME N US
+//                                  N times, US microseconds apart: takes an exclusive flock on a
+//                                  lock file, writes its clock (unix ns) into a scratch file and
+//                                  exchanges it with NAME (renameat2 RENAME_EXCHANGE), as the
+//                                  library's writers do; then writes -1.
+//
+// Output as `shared-demo watch` prints it, for scripts/bench/latency.py.
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/inotify.h>
+#include <sys/select.h>
+#include <time.h>
+#include <unistd.h>
+
+static long long now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_REALTIME, &t);
+  return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+static int watch(const char *dir, const char *name) {
+  int fd = inotify_init1(IN_CLOEXEC);
+  if (fd < 0 || inotify_add_watch(fd, dir, IN_MOVED_TO | IN_CLOSE_WRITE) < 0) {
+    perror("inotify");
+    return 1;
+  }
+  char path[PATH_MAX];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  printf("0 ready\n");
+  fflush(stdout);
+  char buffer[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+  for (;;) {
+    // libinotifytools waits with select() before each read: so does this.
+    fd_set set;
+    FD_ZERO(&set);
+    FD_SET(fd, &set);
+    if (select(fd + 1, &set, NULL, NULL, NULL) < 0) continue;
+    ssize_t length = read(fd, buffer, sizeof buffer);
+    if (length <= 0) continue;
+    for (char *at = buffer; at < buffer + length;) {
+      struct inotify_event *event = (struct inotify_event *)at;
+      at += sizeof *event + event->len;
+      if (!(event->mask & IN_MOVED_TO) || event->len == 0 || strcmp(event->name, name) != 0) continue;
+      int file = open(path, O_RDONLY | O_CLOEXEC);
+      if (file < 0) continue;
+      char contents[64] = {0};
+      ssize_t count = read(file, contents, sizeof contents - 1);
+      close(file);
+      if (count <= 0) continue;
+      contents[strcspn(contents, "\n")] = 0;
+      printf("%lld %s\n", now_ns(), contents);
+      fflush(stdout);
+      if (strcmp(contents, "-1") == 0) return 0;
+    }
+  }
+}
+
+static int write_pings(const char *dir, const char *name, int count, int interval) {
+  char target[PATH_MAX], scratch[PATH_MAX], lock[PATH_MAX];
+  snprintf(target, sizeof target, "%s/%s", dir, name);
+  snprintf(scratch, sizeof scratch, "%s/.%s.floor-scratch", dir, name);
+  snprintf(lock, sizeof lock, "%s/.%s.floor-lock", dir, name);
+  int lockfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (lockfd < 0) {
+    perror("lock");
+    return 1;
+  }
+  for (int i = 0; i <= count; i++) {
+    char text[64];
+    int length = i < count ? snprintf(text, sizeof text, "%lld\n", now_ns()) : snprintf(text, sizeof text, "-1\n");
+    flock(lockfd, LOCK_EX);
+    int file = open(scratch, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (file < 0 || pwrite(file, text, length, 0) != length || ftruncate(file, length) != 0) {
+      perror("scratch");
+      return 1;
+    }
+    close(file);
+    if (renameat2(AT_FDCWD, scratch, AT_FDCWD, target, RENAME_EXCHANGE) != 0 && rename(scratch, target) != 0) {
+      perror("exchange");
+      return 1;
+    }
+    flock(lockfd, LOCK_UN);
+    usleep(interval);
+  }
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc == 4 && strcmp(argv[1], "watch") == 0) return watch(argv[2], argv[3]);
+  if (argc == 6 && strcmp(argv[1], "write") == 0) return write_pings(argv[2], argv[3], atoi(argv[4]), atoi(argv[5]));
+  fprintf(stderr, "usage: watch_floor watch DIR NAME | watch_floor write DIR NAME COUNT INTERVAL_US\n");
+  return 2;
+}
