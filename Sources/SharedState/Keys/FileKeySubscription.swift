@@ -39,7 +39,13 @@ final class FileKeySubscription<Value: Sendable>: Sendable {
       token.cancel()
       return
     }
-    deliverChange()
+    subscriber.yieldLatest {
+      do {
+        return try key.file.readIfChangedSinceFirstRead().map(key.decoded)
+      } catch {
+        return .failure(FileStorageError(.unreadable, path: key.path, underlying: error))
+      }
+    }
   }
 
   /// Stops the events; one being delivered may still finish.

@@ -28,7 +28,9 @@ import Synchronization
 /// in-memory one in tests and previews.
 public struct FileStorageKey<Value: Sendable>: SharedKey {
   /// The file's absolute, lexically normal path.
-  public var path: String { parts.path }
+  public var path: String { parts.target.string }
+  /// The file's path, as the storage layer has it (one copy shared with it).
+  var target: FilePath { parts.target }
   private var storage: FileStorage { parts.storage }
   var file: any StoredFile { parts.file }
   private var decode: @Sendable (Data) throws -> Value { parts.decode }
@@ -39,7 +41,7 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   private let parts: Parts
 
   private final class Parts: Sendable {
-    let path: String
+    let target: FilePath
     let storage: FileStorage
     let file: any StoredFile
     let decode: @Sendable (Data) throws -> Value
@@ -47,13 +49,13 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     let undecodableReports = UndecodableReports()
 
     init(
-      path: String,
+      target: FilePath,
       storage: FileStorage,
       file: any StoredFile,
       decode: @escaping @Sendable (Data) throws -> Value,
       encode: @escaping @Sendable (Value) throws -> Data?
     ) {
-      self.path = path
+      self.target = target
       self.storage = storage
       self.file = file
       self.decode = decode
@@ -100,7 +102,7 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     directoryPermissions: FilePermissions
   ) {
     parts = Parts(
-      path: path.string,
+      target: path,
       storage: storage,
       file: storage.file(
         at: path,

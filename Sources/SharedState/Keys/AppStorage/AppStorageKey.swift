@@ -32,19 +32,17 @@ public struct AppStorageKey<Value: Sendable>: SharedKey {
   /// once), where a key of one word needs no box of its own, and a program may open thousands.
   private let parts: Parts
 
-  private final class Parts: Sendable {
-    let key: String
-    let suite: AppStorageSuite
+  private final class Parts: AppStorageKeyIdentity, @unchecked Sendable {
+    // `@unchecked`: immutable, as its base is.
     /// The key's file, or why it cannot have one.
     let file: Result<FileStorageKey<Value>, AppStorageError>
     /// Whether the suite is the `defaultAppStorage` one, which the description leaves out.
     let isDefaultSuite: Bool
 
     init(key: String, suite: AppStorageSuite, isDefaultSuite: Bool, file: Result<FileStorageKey<Value>, AppStorageError>) {
-      self.key = key
-      self.suite = suite
       self.isDefaultSuite = isDefaultSuite
       self.file = file
+      super.init(suite: suite, key: key)
     }
   }
 
@@ -72,7 +70,7 @@ public struct AppStorageKey<Value: Sendable>: SharedKey {
 
   /// The suite and the key's name: the same name in two suites is two pieces of state.
   public var id: AppStorageKeyID {
-    AppStorageKeyID(suite: suite, key: key)
+    AppStorageKeyID(identity: parts)
   }
 
   /// Reads and decodes the key's file; a missing file keeps the default value.
@@ -92,7 +90,7 @@ public struct AppStorageKey<Value: Sendable>: SharedKey {
     let watching = file.startSubscription(subscriber)
     // The suite's own API writing in this process: read the file at once, under the
     // reference's lock (as the watcher's deliveries are), so that no write overtakes another.
-    let localWrites = AppStorageLocalWrites.shared.listen(storage: suite.storage, path: file.path) {
+    let localWrites = AppStorageLocalWrites.shared.listen(storage: suite.storage, path: file.target) {
       watching.deliverRead()
     }
     return SharedSubscription {
@@ -133,13 +131,20 @@ extension AppStorageKey: CustomStringConvertible {
 /// Names compare byte for byte (as their files do), not by Unicode canonical equivalence.
 public struct AppStorageKeyID: Hashable, Sendable {
   /// The suite that holds the key.
-  public let suite: AppStorageSuite
+  public var suite: AppStorageSuite { identity.suite }
   /// The key's name.
-  public let key: String
+  public var key: String { identity.key }
+  /// The key's own suite and name: one word, which a type-erased id holds without a box of its
+  /// own (a program may open thousands of keys).
+  private let identity: AppStorageKeyIdentity
+
+  init(identity: AppStorageKeyIdentity) {
+    self.identity = identity
+  }
 
   /// Whether both are the same key of the same suite.
   public static func == (lhs: Self, rhs: Self) -> Bool {
-    lhs.suite == rhs.suite && lhs.key.utf8.elementsEqual(rhs.key.utf8)
+    lhs.identity === rhs.identity || (lhs.suite == rhs.suite && lhs.key.utf8.elementsEqual(rhs.key.utf8))
   }
 
   /// Hashes the suite and the name's bytes.
@@ -147,5 +152,19 @@ public struct AppStorageKeyID: Hashable, Sendable {
     hasher.combine(suite)
     for byte in key.utf8 { hasher.combine(byte) }
     hasher.combine(key.utf8.count)
+  }
+}
+
+/// The suite and the name of an app-storage key: the base of the key's own parts, which its id
+/// shares.
+///
+/// `@unchecked Sendable`: a class open to the key's parts, whose properties are all immutable.
+class AppStorageKeyIdentity: @unchecked Sendable {
+  let suite: AppStorageSuite
+  let key: String
+
+  init(suite: AppStorageSuite, key: String) {
+    self.suite = suite
+    self.key = key
   }
 }

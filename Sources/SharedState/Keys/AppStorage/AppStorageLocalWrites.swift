@@ -1,4 +1,5 @@
 import Synchronization
+import SystemPackage
 
 /// Tells this process's app-storage references that the suite's own API (``AppStorageSuite``'s
 /// `set`, `removeValue`) just wrote one of their files, so that a `@Shared` of that key agrees
@@ -11,7 +12,8 @@ final class AppStorageLocalWrites: Sendable {
 
   fileprivate struct File: Hashable, Sendable {
     let storage: FileStorage
-    let path: String
+    /// A path (not a string): the key's copy, shared with the storage layer.
+    let path: FilePath
   }
 
   /// One listener to a file's writes, and the ticket that stops it.
@@ -48,7 +50,7 @@ final class AppStorageLocalWrites: Sendable {
   /// ``stopListening(_:)`` is called with what it returns.
   func listen(
     storage: FileStorage,
-    path: String,
+    path: FilePath,
     onWrite: @escaping @Sendable () -> Void
   ) -> Listening {
     let file = File(storage: storage, path: path)
@@ -77,7 +79,8 @@ final class AppStorageLocalWrites: Sendable {
   /// Says that `path` in `storage` was just written (or removed) through the suite's API.
   func didWrite(storage: FileStorage, path: String) {
     // Called outside the table's lock: a listener takes its reference's lock.
-    let toCall = table.withLock { $0.listeners[File(storage: storage, path: path)]?.all ?? [] }
+    let file = File(storage: storage, path: FilePath(path))
+    let toCall = table.withLock { $0.listeners[file]?.all ?? [] }
     for listener in toCall { listener.onWrite() }
   }
 }

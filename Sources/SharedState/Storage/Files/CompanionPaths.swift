@@ -22,13 +22,16 @@ struct CompanionPaths: Hashable, Sendable {
   static let lockSuffix = ".sharedstate-lock"
   static let scratchSuffix = ".sharedstate-scratch"
 
-  /// - Parameter target: An absolute, lexically normal path with a file name.
-  init(target: FilePath) {
+  /// - Parameters:
+  ///   - target: An absolute, lexically normal path with a file name.
+  ///   - directory: The target's directory, when the caller has a copy to share (a program may
+  ///     open thousands of files of one directory).
+  init(target: FilePath, directory: FilePath? = nil) {
     self.target = target
-    directory = target.removingLastComponent()
+    self.directory = directory ?? target.removingLastComponent()
     name = target.lastComponent?.string ?? ""
-    lock = directory.appending(".\(name)\(Self.lockSuffix)")
-    scratch = directory.appending(".\(name)\(Self.scratchSuffix)")
+    lock = self.directory.appending(".\(name)\(Self.lockSuffix)")
+    scratch = self.directory.appending(".\(name)\(Self.scratchSuffix)")
   }
 
   /// Whether a file name is a companion of some target, not a target itself.

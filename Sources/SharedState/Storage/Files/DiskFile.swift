@@ -73,6 +73,17 @@ final class DiskFile: StoredFile, Sendable {
     return fresh.state == previous ? nil : fresh.state
   }
 
+  func readIfChangedSinceFirstRead() throws -> FileState? {
+    let previous = known.state
+    // Missing then and now (one `fstatat`): a file appears whole (renamed into place), so there
+    // is nothing to read.
+    if previous == .missing, case .success(nil) = disk.lookUpTarget() { return nil }
+    // Not `readIfChanged()`: that maps the page, a page per key for a program that opens many.
+    let fresh = try disk.readFromPage(mapping: false) ?? disk.readLocked()
+    remember(fresh)
+    return fresh.state == previous ? nil : fresh.state
+  }
+
   func beginTransaction() -> any FileTransaction {
     DiskFileTransaction(file: self)
   }

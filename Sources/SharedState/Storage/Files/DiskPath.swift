@@ -95,6 +95,20 @@ final class DiskPath: @unchecked Sendable {
   // Guarded by `registryLock`. Entries leave in `deinit`, so that an open stays O(1).
   nonisolated(unsafe) private static var registry: [FilePath: WeakDiskPath] = [:]
 
+  // Guarded by `registryLock`: one copy of each directory's path for all its files' paths.
+  nonisolated(unsafe) private static var directories: [FilePath: FilePath] = [:]
+
+  /// The directory of `target`, as a copy shared with the other files of that directory. Call
+  /// with `registryLock` held.
+  private static func sharedDirectory(of target: FilePath) -> FilePath {
+    let directory = target.removingLastComponent()
+    if let shared = directories[directory] { return shared }
+    // Bounded: a program that walks many directories keeps only the recent ones shared.
+    if directories.count >= 256 { directories.removeAll(keepingCapacity: true) }
+    directories[directory] = directory
+    return directory
+  }
+
   private struct WeakDiskPath {
     weak var path: DiskPath?
   }
@@ -113,7 +127,7 @@ final class DiskPath: @unchecked Sendable {
     registryLock.withLock {
       if let existing = registry[target]?.path { return existing }
       let created = DiskPath(
-        paths: CompanionPaths(target: target),
+        paths: CompanionPaths(target: target, directory: sharedDirectory(of: target)),
         filePermissions: filePermissions,
         directoryPermissions: directoryPermissions
       )
@@ -656,7 +670,7 @@ final class DiskPath: @unchecked Sendable {
 
 extension DiskPath {
   /// The entry at the target name (`nil`: none), or the error looking it up.
-  fileprivate func lookUpTarget() -> Result<Stat?, Errno> {
+  func lookUpTarget() -> Result<Stat?, Errno> {
     do {
       return .success(try paths.target.entryStatusIfPresent())
     } catch {

@@ -16,6 +16,11 @@ protocol StoredFile: AnyObject, Sendable {
   /// or wrote (`nil` otherwise).
   func readIfChanged() throws -> FileState?
 
+  /// As ``readIfChanged()``, for the one read right after watching began (catching up with a
+  /// change made between the first read and the watch): as cheap as it can be, since a program
+  /// may open thousands of files at once, and it maps nothing.
+  func readIfChangedSinceFirstRead() throws -> FileState?
+
   /// Begins a transaction: no other thread or process that uses this library writes the file
   /// until it ends, and the transaction says what changed since this handle last read or wrote.
   ///
@@ -31,4 +36,10 @@ protocol StoredFile: AnyObject, Sendable {
   /// a short bounded wait for the watcher, in which case `onEvent` hears
   /// ``FileWatchEvent/resynchronize`` once the watch is in place. It never waits for an event.
   func watch(_ onEvent: @escaping @Sendable (FileWatchEvent) -> Void) -> WatchToken
+}
+
+extension StoredFile {
+  func readIfChangedSinceFirstRead() throws -> FileState? {
+    try readIfChanged()
+  }
 }

@@ -43,35 +43,51 @@ final class DeliveryThreads: @unchecked Sendable {
 
   /// Has the threads read events with `reading`, one thread at a time, from now on.
   func startReading(_ reading: any WatchReading) {
-    let mustStartThread = lock.withLock { () -> Bool in
+    let wake = lock.withLock { () -> Wake in
       precondition(self.reading == nil, "the watcher's events are read once per process")
       self.reading = reading
       isReadingVacant = true
       return wakeOne(evenAboveMaximum: true)
     }
-    if mustStartThread { startThread() }
+    wake.perform(self)
   }
 
   /// Runs `registration.deliverPending()` on one of the threads, soon.
   func schedule(_ registration: FileWatchRegistration) {
-    let mustStartThread = lock.withLock { () -> Bool in
+    let wake = lock.withLock { () -> Wake in
       pending.append(registration)
       return wakeOne(evenAboveMaximum: false)
     }
-    if mustStartThread { startThread() }
+    wake.perform(self)
   }
 
-  /// Signals an idle thread, or says a thread must be started. Call with `lock` held.
-  private func wakeOne(evenAboveMaximum: Bool) -> Bool {
+  /// What to do, once `lock` is released, so that one more thread comes to work.
+  private enum Wake {
+    case none, signal, start
+
+    /// Signals after the lock is released: a thread woken while the lock is still held would
+    /// only block on it again at once (two more switches, on a machine where each costs tens
+    /// of microseconds).
+    func perform(_ threads: DeliveryThreads) {
+      switch self {
+      case .none: break
+      case .signal: threads.lock.signal()
+      case .start: threads.startThread()
+      }
+    }
+  }
+
+  /// Counts a wake-up of an idle thread, or a thread to start; the caller performs it once
+  /// `lock` is released. Call with `lock` held.
+  private func wakeOne(evenAboveMaximum: Bool) -> Wake {
     if idle > wakeups {
       wakeups += 1
-      lock.signal()
-      return false
+      return .signal
     }
     // The reading never waits for a thread: events would pile up unread.
-    guard evenAboveMaximum || threads < maximumThreads else { return false }
+    guard evenAboveMaximum || threads < maximumThreads else { return .none }
     threads += 1
-    return true
+    return .start
   }
 
   private func startThread() {
@@ -125,14 +141,12 @@ final class DeliveryThreads: @unchecked Sendable {
     while ready.isEmpty {
       ready = reading.readEvents()
     }
-    var threadsToStart = 0
-    lock.withLock {
+    let wakes = lock.withLock { () -> [Wake] in
       pending.append(contentsOf: ready.dropFirst())
       isReadingVacant = true
-      if wakeOne(evenAboveMaximum: true) { threadsToStart += 1 }
-      for _ in ready.dropFirst() where wakeOne(evenAboveMaximum: false) { threadsToStart += 1 }
+      return [wakeOne(evenAboveMaximum: true)] + ready.dropFirst().map { _ in wakeOne(evenAboveMaximum: false) }
     }
-    for _ in 0..<threadsToStart { startThread() }
+    for wake in wakes { wake.perform(self) }
     ready[0].deliverPending()
   }
 }

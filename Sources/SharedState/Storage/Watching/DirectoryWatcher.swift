@@ -166,7 +166,7 @@ final class DirectoryWatcher: @unchecked Sendable {
       wake()
     }
     // The entry's copy of the path: one string for all the directory's registrations.
-    let registration = FileWatchRegistration(directory: entry.path, name: name, onEvent: onEvent)
+    let registration = FileWatchRegistration(watcher: self, directory: entry.path, name: name, onEvent: onEvent)
     entry.files[name] = entry.files[name]?.adding(registration) ?? .one(registration)
     entry.count += 1
     let deadline = Date().addingTimeInterval(registrationWait.seconds)
@@ -183,7 +183,7 @@ final class DirectoryWatcher: @unchecked Sendable {
     let failure: WatchFailure? = if case let .failed(failure) = entry.state { failure } else { nil }
     lock.unlock()
     if let failure { registration.post(.unwatched(failure)) }
-    return WatchToken { [self] in unregister(registration) }
+    return WatchToken(unregistering: registration)
   }
 
   /// Tells the registrations of `entry` that they are not watched, if the owner has still not
@@ -198,7 +198,8 @@ final class DirectoryWatcher: @unchecked Sendable {
     for registration in registrations { registration.post(.unwatched(failure)) }
   }
 
-  private func unregister(_ registration: FileWatchRegistration) {
+  /// Stops `registration`'s events and forgets it; ``WatchToken`` calls it.
+  func unregister(_ registration: FileWatchRegistration) {
     registration.cancel()
     lock.lock()
     defer { lock.unlock() }

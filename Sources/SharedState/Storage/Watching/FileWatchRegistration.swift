@@ -5,6 +5,8 @@ import SystemPackage
 /// and delivers them, one at a time and coalesced, away from the watcher's owner thread.
 ///
 final class FileWatchRegistration: Sendable {
+  /// The watcher it is registered with.
+  let watcher: DirectoryWatcher
   /// The directory that holds the file.
   let directory: FilePath
   /// The file's name in `directory`.
@@ -22,7 +24,8 @@ final class FileWatchRegistration: Sendable {
     var isCancelled = false
   }
 
-  init(directory: FilePath, name: String, onEvent: @escaping @Sendable (FileWatchEvent) -> Void) {
+  init(watcher: DirectoryWatcher, directory: FilePath, name: String, onEvent: @escaping @Sendable (FileWatchEvent) -> Void) {
+    self.watcher = watcher
     self.directory = directory
     self.name = name
     self.onEvent = onEvent

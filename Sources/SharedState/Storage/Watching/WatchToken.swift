@@ -5,12 +5,24 @@ import Synchronization
 /// The key layer wraps it in the API's `SharedSubscription`; the storage layer knows nothing of
 /// that type.
 final class WatchToken: Sendable {
-  // A `Mutex` keeps it one object: a program may hold thousands.
-  private let onCancel: Mutex<(@Sendable () -> Void)?>
+  /// What cancelling does: a closure, or (without one, for the watcher's own registrations, of
+  /// which a program may hold thousands) unregistering.
+  private enum Stop {
+    case run(@Sendable () -> Void)
+    case unregister(FileWatchRegistration)
+  }
+
+  // A `Mutex` keeps it one object.
+  private let onCancel: Mutex<Stop?>
 
   /// A token that runs `cancel` once, when cancelled or released.
   init(_ cancel: @escaping @Sendable () -> Void) {
-    onCancel = Mutex(cancel)
+    onCancel = Mutex(.run(cancel))
+  }
+
+  /// A token that unregisters `registration` from its watcher once, when cancelled or released.
+  init(unregistering registration: FileWatchRegistration) {
+    onCancel = Mutex(.unregister(registration))
   }
 
   /// A token with nothing to stop.
@@ -18,11 +30,15 @@ final class WatchToken: Sendable {
 
   /// Stops the events. Later calls do nothing; an event already being delivered may still finish.
   func cancel() {
-    let cancel = onCancel.withLock { cancel -> (@Sendable () -> Void)? in
-      defer { cancel = nil }
-      return cancel
+    let stop = onCancel.withLock { stop -> Stop? in
+      defer { stop = nil }
+      return stop
     }
-    cancel?()
+    switch stop {
+    case let .run(cancel): cancel()
+    case let .unregister(registration): registration.watcher.unregister(registration)
+    case nil: break
+    }
   }
 
   deinit {
