@@ -314,6 +314,23 @@ struct AppStorageKeyTests {
     #expect(try await values.next() == 0, "no file is the default again")
   }
 
+  @Test func openingKeysMapsNoPageOfTheirs() async throws {
+    // Keys written before, by another process: each has its lock file, which is the
+    // coordination page a writer or a watcher of a change maps. Opening the keys must not map
+    // them: a program may open thousands.
+    let names = (0..<5).map { "mapped-\($0)" }
+    for (index, name) in names.enumerated() {
+      _ = try await DemoProcess("set", "--suite", directory.url.path, "--key", name, "\(index)").allOutput()
+    }
+    let keys = names.map { Shared(wrappedValue: -1, .appStorage($0, store: suite)) }
+    #expect(keys.map(\.wrappedValue) == [0, 1, 2, 3, 4])
+    // Read to the end: /proc files say they are empty, and a single read stops at 4 KiB.
+    let handle = try #require(FileHandle(forReadingAtPath: "/proc/self/maps"))
+    let maps = String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self)
+    let mapped = names.filter { maps.contains(directory.path(".\($0).json\(CompanionPaths.lockSuffix)")) }
+    #expect(mapped.isEmpty, "pages mapped at open: \(mapped)")
+  }
+
   @Test func inMemorySuitePersistsNothingOnDisk() throws {
     let fileSystem = InMemoryFileSystem()
     let memory = AppStorageSuite.inMemory(fileSystem)
