@@ -148,13 +148,13 @@ private final class DiskFileTransaction: FileTransaction {
   func commit(_ state: FileState) throws {
     guard isHeld else { throw beginError ?? TransactionEnded(path: file.path) }
     let existing = try target.get()
-    let written = try file.disk.write(
+    try file.disk.write(
       state,
       replacing: existing,
       carryingPermissions: !targetIsOwn,
-      durability: file.durability
+      durability: file.durability,
+      record: { [file] written in file.remember(written, written: true) }
     )
-    file.remember(written, written: true)
     target = .success(nil)
     targetIsOwn = true
   }

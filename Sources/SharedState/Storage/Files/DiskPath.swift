@@ -397,15 +397,22 @@ final class DiskPath: @unchecked Sendable {
   ///   - carryingPermissions: Whether to give the new file the target's permissions (someone
   ///     else made or changed the target).
   ///   - durability: How far the write goes before it returns.
+  ///   - record: Told what the writing handle now knows, once the new file is in place and
+  ///     before the page says the write is over: a watcher of this process that wakes for the
+  ///     write's own events then finds it known, and delivers nothing.
   /// - Returns: The new sequence and the identity at the target name.
+  @discardableResult
   func write(
     _ state: FileState,
     replacing target: Stat?,
     carryingPermissions: Bool,
-    durability: FileDurability
+    durability: FileDurability,
+    record: (FileKnowledge) -> Void
   ) throws -> FileKnowledge {
     if let target, let refusal = RefusedEntry(path: paths.target, type: target.type) { throw refusal }
-    guard case let .contents(data) = state else { return try removeTarget(durability: durability) }
+    guard case let .contents(data) = state else {
+      return try removeTarget(durability: durability, record: record)
+    }
     let scratch = try prepareScratch()
     if carryingPermissions, let target {
       try scratch.descriptor.setPermissions(target.permissions)
@@ -414,9 +421,11 @@ final class DiskPath: @unchecked Sendable {
     let sequence = try beginSequence(page)
     do {
       let identity = try replaceTarget(with: data, scratch: scratch, durability: durability)
+      let written = FileKnowledge(sequence: sequence, identity: identity, state: state)
+      record(written)
       page?.finishWrite(sequence: sequence, identity: identity, state: state)
       if page == nil { try storeSequence(sequence) }
-      return FileKnowledge(sequence: sequence, identity: identity, state: state)
+      return written
     } catch {
       abandonSequence(sequence, page)
       throw error
@@ -475,7 +484,7 @@ final class DiskPath: @unchecked Sendable {
     return identity
   }
 
-  private func removeTarget(durability: FileDurability) throws -> FileKnowledge {
+  private func removeTarget(durability: FileDurability, record: (FileKnowledge) -> Void) throws -> FileKnowledge {
     let page = currentPage(mapping: false)
     let sequence = try beginSequence(page)
     do {
@@ -487,9 +496,11 @@ final class DiskPath: @unchecked Sendable {
       atTarget?.descriptor.closeIgnoringFailure()
       atTarget = nil
       if durability == .flushedToDisk { try synchronizeDirectory() }
+      let written = FileKnowledge(sequence: sequence, identity: nil, state: .missing)
+      record(written)
       page?.finishWrite(sequence: sequence, identity: nil, state: .missing)
       if page == nil { try storeSequence(sequence) }
-      return FileKnowledge(sequence: sequence, identity: nil, state: .missing)
+      return written
     } catch {
       abandonSequence(sequence, page)
       throw error
