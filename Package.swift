@@ -68,9 +68,12 @@ let package = Package(
       ],
       path: "Demo"
     ),
+    // glibc calls the tests use to start child processes (pipe2, closefrom in posix_spawn).
+    .target(name: "CTestSupport", path: "Tests/CTestSupport"),
     .testTarget(
       name: "SharedStateTests",
       dependencies: [
+        "CTestSupport",
         "SharedState",
         "SharedStatePostgres",
         // The multi-process tests run the tool as their worker processes.

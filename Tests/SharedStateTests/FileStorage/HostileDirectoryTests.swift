@@ -166,19 +166,10 @@ struct HostileDirectoryTests {
 
   @Test func fullDiskLeavesNoPartialScratchBehind() async throws {
     let mountPoint = try TemporaryDirectory()
-    let mount = Process()
-    mount.executableURL = URL(fileURLWithPath: "/bin/mount")
-    mount.arguments = ["-t", "tmpfs", "-o", "size=64k", "tmpfs", mountPoint.url.path]
-    try mount.run()
-    mount.waitUntilExit()
-    try #require(mount.terminationStatus == 0, "cannot mount a small tmpfs")
-    defer {
-      let unmount = Process()
-      unmount.executableURL = URL(fileURLWithPath: "/bin/umount")
-      unmount.arguments = [mountPoint.url.path]
-      try? unmount.run()
-      unmount.waitUntilExit()
-    }
+    // Foundation's `waitUntilExit` can miss a child's end (see ChildProcess): wait with waitpid.
+    let mount = ChildProcess.run("/bin/mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", mountPoint.url.path])
+    try #require(mount.status == 0, "cannot mount a small tmpfs: \(mount.output)")
+    defer { ChildProcess.run("/bin/umount", [mountPoint.url.path]) }
     let target = mountPoint.path("big.json")
     let fits = "\"" + String(repeating: "a", count: 36_000) + "\""
     let tooBig = "\"" + String(repeating: "b", count: 60_000) + "\""

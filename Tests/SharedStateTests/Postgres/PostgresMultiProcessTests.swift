@@ -19,10 +19,10 @@ struct PostgresMultiProcessTests {
         try DemoProcess("increment", "--postgres", server.url, "--key", "counter", "--times", "500")
       }
       for worker in workers {
-        #expect(try await worker.outputAfterExit() == ["ok 500"])
+        #expect(try await worker.allOutput(seconds: 120) == ["ok 500"])
         #expect(try await worker.waitForExit() == 0)
       }
-      #expect(try await DemoProcess("get", "--postgres", server.url, "--key", "counter").outputAfterExit() == ["4000"])
+      #expect(try await DemoProcess("get", "--postgres", server.url, "--key", "counter").allOutput(seconds: 120) == ["4000"])
       #expect(try server.psql("SELECT value::text || ' ' || version FROM shared_state WHERE key = 'counter'") == "4000 4000")
     }
   }
@@ -47,7 +47,7 @@ struct PostgresMultiProcessTests {
       $settings.withLock { $0["theme"] = "light" }
       #expect($settings.saveError == nil)
       #expect(try await watcher.nextLine().hasSuffix(#" {"theme":"light"}"#))
-      let keys = try await DemoProcess("keys", "--postgres", server.url, "--namespace", "n1").outputAfterExit()
+      let keys = try await DemoProcess("keys", "--postgres", server.url, "--namespace", "n1").allOutput(seconds: 120)
       #expect(keys == ["settings"])
       watcher.kill(SIGTERM)
     }
@@ -63,7 +63,7 @@ struct PostgresMultiProcessTests {
       let seen = try await first(2, of: changes)
       #expect(seen == [0, 41])
       $count.withLock { $0 += 1 }
-      #expect(try await DemoProcess("get", "--postgres", server.url, "--key", "count").outputAfterExit() == ["42"])
+      #expect(try await DemoProcess("get", "--postgres", server.url, "--key", "count").allOutput(seconds: 120) == ["42"])
     }
   }
 
@@ -86,13 +86,13 @@ struct PostgresMultiProcessTests {
       var reportedDone = 0
       var failed = 0
       for worker in workers {
-        let lines = try await worker.outputAfterExit()
+        let lines = try await worker.allOutput(seconds: 120)
         let status = try await worker.waitForExit(seconds: 63)
         // Its first line was read above: `done 1`.
         let done = lines.compactMap { $0.hasPrefix("done ") ? Int($0.dropFirst(5)) : nil }.max() ?? 1
         reportedDone += done
         #expect(status == 1, "a worker of 100 000 increments cannot have finished")
-        let errors = try await worker.errorsAfterExit()
+        let errors = try await worker.allErrors(seconds: 120)
         #expect(errors.count == 1)
         #expect(errors.first?.contains("PostgreSQL at 127.0.0.1") == true, "\(errors)")
         failed += 1
@@ -105,8 +105,8 @@ struct PostgresMultiProcessTests {
       try server.start()
       // One more increment after the restart: every watcher must see the final value.
       let last = try DemoProcess("increment", "--postgres", server.url, "--key", "counter")
-      #expect(try await last.outputAfterExit() == ["ok 1"])
-      let final = try #require(Int(try await DemoProcess("get", "--postgres", server.url, "--key", "counter").outputAfterExit().first ?? ""))
+      #expect(try await last.allOutput(seconds: 120) == ["ok 1"])
+      let final = try #require(Int(try await DemoProcess("get", "--postgres", server.url, "--key", "counter").allOutput(seconds: 120).first ?? ""))
       // Every increment reported done is stored; at most one per worker was cut off between
       // its commit and its report.
       #expect(final - 1 >= reportedDone)
@@ -142,7 +142,7 @@ struct PostgresMultiProcessTests {
       // A process that opens it as an integer refuses it, and leaves it alone.
       let increment = try DemoProcess("increment", "--postgres", server.url, "--key", "number")
       #expect(try await increment.waitForExit() == 1)
-      #expect(try await increment.errorsAfterExit().first?.contains("does not decode") == true)
+      #expect(try await increment.allErrors(seconds: 120).first?.contains("does not decode") == true)
       #expect(try server.psql("SELECT value::text FROM shared_state WHERE key = 'number'") == #""five""#)
       // Writing on purpose replaces it.
       $number.withLock { $0 += 1 }
@@ -169,7 +169,7 @@ struct PostgresMultiProcessTests {
 
       let increment = try DemoProcess("increment", "--postgres", server.url(user: "reader"), "--key", "counter")
       #expect(try await increment.waitForExit() == 1)
-      let errors = try await increment.errorsAfterExit()
+      let errors = try await increment.allErrors(seconds: 120)
       #expect(errors.first?.contains("could not be written to PostgreSQL") == true, "\(errors)")
       #expect(errors.first?.contains("permission denied") == true, "\(errors)")
     }
@@ -180,29 +180,9 @@ struct PostgresMultiProcessTests {
       try server.stop()
       let get = try DemoProcess("get", "--postgres", server.url, "--key", "counter")
       #expect(try await get.waitForExit() == 1)
-      let errors = try await get.errorsAfterExit()
+      let errors = try await get.allErrors(seconds: 120)
       #expect(errors.count == 1)
       #expect(errors.first?.contains("could not be read from PostgreSQL at 127.0.0.1") == true, "\(errors)")
     }
-  }
-}
-
-extension DemoProcess {
-  /// What the process printed on standard output, read once it has exited, without waiting for
-  /// the end of the pipe: a long-running program that another test starts at the wrong moment
-  /// can inherit the pipe's write end and hold it open.
-  fileprivate func outputAfterExit() async throws -> [String] {
-    try await waitForExit(seconds: 120)
-    var lines: [String] = []
-    while let line = try? await nextLine(seconds: 2) { lines.append(line) }
-    return lines
-  }
-
-  /// The same for standard error.
-  fileprivate func errorsAfterExit() async throws -> [String] {
-    try await waitForExit(seconds: 120)
-    var lines: [String] = []
-    while let line = try? await nextErrorLine(seconds: 2) { lines.append(line) }
-    return lines
   }
 }

@@ -63,7 +63,14 @@ final class PostgresServer: Sendable {
   /// Starts the server and waits until it accepts connections.
   func start() throws {
     let options = "-p \(port) -k \(directory.path) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200"
-    try program("pg_ctl", ["-D", dataPath, "-o", options, "-l", directory.appendingPathComponent("log").path, "-w", "start"])
+    let log = directory.appendingPathComponent("log")
+    do {
+      try program("pg_ctl", ["-D", dataPath, "-o", options, "-l", log.path, "-w", "start"])
+    } catch {
+      // The server's own words say why (a port taken meanwhile, a limit reached): show them.
+      let said = (try? String(contentsOf: log, encoding: .utf8)) ?? "(no log)"
+      throw PostgresServerError("\(error)\nserver log:\n\(said)")
+    }
   }
 
   /// Stops the server (fast shutdown: open connections are closed) and waits until it has.
@@ -84,26 +91,22 @@ final class PostgresServer: Sendable {
     try? FileManager.default.removeItem(at: directory)
   }
 
-  /// Runs one of the server's programs, as `postgres` when the tests run as root, through a
-  /// shell that first closes every descriptor above standard error: the server that
-  /// `pg_ctl start` leaves running would otherwise keep open whatever this process had open at
-  /// that moment, such as the write end of a pipe to another test's `shared-demo`, whose reader
-  /// would then never see its end.
+  /// Runs one of the server's programs, as `postgres` when the tests run as root. The server
+  /// that `pg_ctl start` leaves running inherits no descriptor of this process (see
+  /// ``ChildProcess``), so it never holds another test's pipe open.
   private func program(_ name: String, _ arguments: [String]) throws {
     let path = "\(Self.binDirectory ?? "")/\(name)"
-    let closeAndRun = #"for fd in $(ls /proc/$$/fd); do [ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null; done; exec "$@""#
     let command = (runAs.map { ["/sbin/runuser", "-u", $0, "--"] } ?? []) + [path] + arguments
-    try Self.run("/bin/bash", ["-c", closeAndRun, "bash"] + command)
+    try Self.run(command[0], Array(command.dropFirst()))
   }
 
-  /// Runs a program to its end and returns what it printed, through the tmux tests' spawner:
-  /// posix_spawn with every signal unblocked and set to its default (a server started from a
-  /// thread that blocks SIGINT would not stop when `pg_ctl stop` asks), output to a file that
-  /// the server left running may keep open, and waitpid (Foundation's `waitUntilExit` was seen
-  /// never to return for `pg_ctl start` run through `runuser`).
+  /// Runs a program to its end and returns what it printed (see ``ChildProcess``: every signal
+  /// unblocked and at its default, so that a server started from a thread that blocks SIGINT
+  /// stops when `pg_ctl stop` asks; output to a file, which the server left running may keep
+  /// open; the exit taken with waitpid).
   @discardableResult
   private static func run(_ path: String, _ arguments: [String]) throws -> String {
-    let (status, output) = TmuxServer.spawnAndWait(path, arguments)
+    let (status, output) = ChildProcess.run(path, arguments)
     guard status == 0 else {
       throw PostgresServerError("\(path) \(arguments.joined(separator: " ")) failed: \(output)")
     }

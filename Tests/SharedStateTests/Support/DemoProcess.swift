@@ -1,4 +1,4 @@
-import ConcurrencyExtras
+import CTestSupport
 import Foundation
 
 /// A running `shared-demo` (or other) process whose output a test reads line by line, waiting
@@ -16,11 +16,9 @@ final class DemoProcess: Sendable {
   }()
 
   let arguments: [String]
-  private let process: Process
+  private let child: ChildProcess
   private let standardOutput: LineReader
   private let standardError: LineReader
-  private let exitStatus: AsyncStream<Int32>
-  private let knownExitStatus = LockIsolated<Int32?>(nil)
 
   /// Starts `shared-demo` with `arguments`.
   convenience init(_ arguments: String...) throws {
@@ -34,36 +32,37 @@ final class DemoProcess: Sendable {
 
   init(executable: URL, arguments: [String]) throws {
     self.arguments = arguments
-    let process = Process()
-    process.executableURL = executable
-    process.arguments = arguments
-    let outputPipe = Pipe()
-    let errorPipe = Pipe()
-    // Close-on-exec, so that a process that tests start at the same moment does not inherit
-    // them: a long-lived one (a watcher) would hold this process's output open, and its reader
-    // would wait for the end of it as long as that one lives. The child gets its own copies.
-    for handle in [
-      outputPipe.fileHandleForReading, outputPipe.fileHandleForWriting,
-      errorPipe.fileHandleForReading, errorPipe.fileHandleForWriting,
-    ] {
-      _ = fcntl(handle.fileDescriptor, F_SETFD, FD_CLOEXEC)
+    // Close-on-exec from the start (see ChildProcess): the child gets its own copies of the
+    // write ends, and this process closes its copies once the child runs, so that each reader
+    // sees the end of its output when the child ends.
+    let output = try Self.makePipe()
+    let errors = try Self.makePipe()
+    defer {
+      close(output.write)
+      close(errors.write)
     }
-    process.standardOutput = outputPipe
-    process.standardError = errorPipe
-    process.standardInput = FileHandle.nullDevice
-    standardOutput = LineReader(outputPipe.fileHandleForReading)
-    standardError = LineReader(errorPipe.fileHandleForReading)
-    let (exitStatus, exitContinuation) = AsyncStream<Int32>.makeStream(bufferingPolicy: .unbounded)
-    self.exitStatus = exitStatus
-    process.terminationHandler = { process in
-      exitContinuation.yield(process.terminationStatus)
-      exitContinuation.finish()
+    do {
+      child = try ChildProcess(
+        executable.path, arguments, output: .descriptor(output.write), error: .descriptor(errors.write)
+      )
+    } catch {
+      close(output.read)
+      close(errors.read)
+      throw error
     }
-    try process.run()
-    self.process = process
+    standardOutput = LineReader(output.read)
+    standardError = LineReader(errors.read)
   }
 
-  var processIdentifier: Int32 { process.processIdentifier }
+  private static func makePipe() throws -> (read: Int32, write: Int32) {
+    var ends: [Int32] = [-1, -1]
+    guard test_support_close_on_exec_pipe(&ends) == 0 else {
+      throw ChildProcess.SpawnFailed(path: "pipe", code: errno)
+    }
+    return (ends[0], ends[1])
+  }
+
+  var processIdentifier: Int32 { child.processIdentifier }
 
   /// The next line the process prints on standard output.
   func nextLine(seconds: Double = 20) async throws -> String {
@@ -75,17 +74,11 @@ final class DemoProcess: Sendable {
     try await standardError.nextLine(seconds: seconds, describing: "\(arguments)")
   }
 
-  /// Waits for the process to exit and returns its status.
+  /// Waits for the process to exit and returns its status (128 + the signal when a signal
+  /// ended it).
   @discardableResult
   func waitForExit(seconds: Double = 60) async throws -> Int32 {
-    if let status = knownExitStatus.value { return status }
-    let statuses = exitStatus
-    let status = try await withTimeout(seconds: seconds) {
-      for await status in statuses { return status }
-      return -1
-    }
-    knownExitStatus.setValue(status)
-    return status
+    try await withTimeout(seconds: seconds) { [child] in await child.waitForExit() }
   }
 
   /// Everything printed on standard output so far, after waiting for the process to exit.
@@ -100,16 +93,14 @@ final class DemoProcess: Sendable {
     return try await standardError.remainingLines(seconds: seconds)
   }
 
-  /// Sends a signal.
+  /// Sends a signal, unless the process has ended.
   func kill(_ signal: Int32) {
-    Foundation.kill(process.processIdentifier, signal)
+    child.signal(signal)
   }
 
   deinit {
-    // SIGKILL, not SIGTERM: a process started from a thread that blocks signals (Dispatch's
-    // workers do) inherits that mask and would ignore SIGTERM, living on until its own timeout
-    // while holding whatever descriptors it inherited.
-    if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+    // SIGKILL: a test that ends early must not leave a worker running, holding files or locks.
+    child.signal(SIGKILL)
   }
 }
 
@@ -117,26 +108,27 @@ final class DemoProcess: Sendable {
 private final class LineReader: Sendable {
   private let lines: AsyncQueue<String>
 
-  init(_ handle: FileHandle) {
+  /// Reads `descriptor` to its end on a thread of its own, then closes it.
+  init(_ descriptor: Int32) {
     let (stream, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .unbounded)
     lines = AsyncQueue(stream)
-    let pending = LockIsolated(Data())
-    handle.readabilityHandler = { handle in
-      let chunk = handle.availableData
-      if chunk.isEmpty {
-        handle.readabilityHandler = nil
-        let rest = pending.value
-        if !rest.isEmpty { continuation.yield(String(decoding: rest, as: UTF8.self)) }
-        continuation.finish()
-        return
-      }
-      pending.withValue { buffer in
-        buffer.append(chunk)
-        while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-          continuation.yield(String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self))
-          buffer.removeSubrange(buffer.startIndex...newline)
+    // A blocking read on a thread, not a Dispatch source: nothing to miss, nothing to cancel.
+    Thread.detachNewThread {
+      var pending: [UInt8] = []
+      var chunk = [UInt8](repeating: 0, count: 4096)
+      while true {
+        let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        if count < 0, errno == EINTR { continue }
+        if count <= 0 { break }
+        pending.append(contentsOf: chunk[..<count])
+        while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+          continuation.yield(String(decoding: pending[..<newline], as: UTF8.self))
+          pending.removeSubrange(...newline)
         }
       }
+      close(descriptor)
+      if !pending.isEmpty { continuation.yield(String(decoding: pending, as: UTF8.self)) }
+      continuation.finish()
     }
   }
 

@@ -72,55 +72,16 @@ final class TmuxServer: Sendable {
     _ = await Self.spawn(executable, ["-L", socket, "kill-server"])
   }
 
-  /// Runs a program to its end on a thread of its own and returns its exit status (-1 when it
-  /// did not exit normally) and what it printed on standard output and error.
-  ///
-  /// Not `Process`: that passes on the signal mask of the thread that starts it, and the threads
-  /// Swift concurrency runs on block nearly every signal. A tmux server started with SIGCHLD
-  /// and SIGTERM blocked neither notices its panes' programs ending nor ends when told to.
+  /// Runs a program to its end on a thread of its own (see ``ChildProcess``: not `Process`, whose
+  /// children inherit the blocked signals of Swift concurrency's threads; a tmux server started
+  /// with SIGCHLD and SIGTERM blocked neither notices its panes' programs ending nor ends when
+  /// told to).
   private static func spawn(_ executable: URL, _ arguments: [String]) async -> (Int32, String) {
     await withCheckedContinuation { continuation in
       Thread.detachNewThread {
-        continuation.resume(returning: spawnAndWait(executable.path, arguments))
+        continuation.resume(returning: ChildProcess.run(executable.path, arguments))
       }
     }
-  }
-
-  static func spawnAndWait(_ path: String, _ arguments: [String]) -> (Int32, String) {
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    var noSignals = sigset_t()
-    sigemptyset(&noSignals)
-    posix_spawnattr_setsigmask(&attributes, &noSignals)
-    var allSignals = sigset_t()
-    sigfillset(&allSignals)
-    posix_spawnattr_setsigdefault(&attributes, &allSignals)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
-    // Output goes to a file the child opens itself: a pipe made here could leak into programs
-    // that other tests start meanwhile and keep its end open.
-    let outputPath = FileManager.default.temporaryDirectory
-      .appendingPathComponent("sharedstate-tmux-\(UUID().uuidString)").path
-    defer { unlink(outputPath) }
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-    posix_spawn_file_actions_adddup2(&actions, 1, 2)
-
-    let argv = ([path] + arguments).map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
-    var pid = pid_t()
-    let spawned = posix_spawn(&pid, path, &actions, &attributes, argv, environ)
-    guard spawned == 0 else { return (-1, "posix_spawn \(path) failed: errno \(spawned)") }
-
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0, errno == EINTR {}
-    let exited = status & 0x7F == 0
-    let output = FileManager.default.contents(atPath: outputPath) ?? Data()
-    return (exited ? (status >> 8) & 0xFF : -1, String(decoding: output, as: UTF8.self))
   }
 
   /// `text` quoted for the shell tmux runs a pane's command with.

@@ -20,10 +20,12 @@ struct AppStorageFormat<Value>: Sendable {
 extension AppStorageFormat where Value: Codable & Sendable {
   /// JSON through `Codable`; an optional that is `nil` is no file.
   static var json: Self {
-    Self(
+    // Asked once per format rather than cast on every write.
+    let isOptional = Value.self is any AppStorageOptional.Type
+    return Self(
       decode: { try AppStorageJSON.decode(Value.self, from: $0) },
       encode: { value in
-        if let optional = value as? any AppStorageOptional, optional.isNone { return nil }
+        if isOptional, let optional = value as? any AppStorageOptional, optional.isNone { return nil }
         return try AppStorageJSON.encode(value)
       }
     )
@@ -63,17 +65,15 @@ extension AppStorageFormat {
 
 /// The JSON coding app storage uses for every value.
 private enum AppStorageJSON {
-  static func encode<Value: Encodable>(_ value: Value) throws -> Data {
-    // Encoders are cheap and not documented as safe to share between threads.
+  // One of each for the process: both are Sendable (their options are set here, once).
+  private static let encoder: JSONEncoder = {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     encoder.dateEncodingStrategy = .secondsSince1970
-    var data = try encoder.encode(value)
-    data.append(UInt8(ascii: "\n"))
-    return data
-  }
+    return encoder
+  }()
 
-  static func decode<Value: Decodable>(_: Value.Type, from data: Data) throws -> Value {
+  private static let decoder: JSONDecoder = {
     let decoder = JSONDecoder()
     decoder.dateDecodingStrategy = .custom { decoder in
       let container = try decoder.singleValueContainer()
@@ -93,7 +93,17 @@ private enum AppStorageJSON {
         debugDescription: "\(String(reflecting: text)) is neither seconds since 1970 nor an ISO 8601 date"
       )
     }
-    return try decoder.decode(Value.self, from: data)
+    return decoder
+  }()
+
+  static func encode<Value: Encodable>(_ value: Value) throws -> Data {
+    var data = try encoder.encode(value)
+    data.append(UInt8(ascii: "\n"))
+    return data
+  }
+
+  static func decode<Value: Decodable>(_: Value.Type, from data: Data) throws -> Value {
+    try decoder.decode(Value.self, from: data)
   }
 }
 

@@ -397,15 +397,22 @@ final class DiskPath: @unchecked Sendable {
   ///   - carryingPermissions: Whether to give the new file the target's permissions (someone
   ///     else made or changed the target).
   ///   - durability: How far the write goes before it returns.
+  ///   - record: Told what the writing handle now knows, once the new file is in place and
+  ///     before the page says the write is over: a watcher of this process that wakes for the
+  ///     write's own events then finds it known, and delivers nothing.
   /// - Returns: The new sequence and the identity at the target name.
+  @discardableResult
   func write(
     _ state: FileState,
     replacing target: Stat?,
     carryingPermissions: Bool,
-    durability: FileDurability
+    durability: FileDurability,
+    record: (FileKnowledge) -> Void
   ) throws -> FileKnowledge {
     if let target, let refusal = RefusedEntry(path: paths.target, type: target.type) { throw refusal }
-    guard case let .contents(data) = state else { return try removeTarget(durability: durability) }
+    guard case let .contents(data) = state else {
+      return try removeTarget(durability: durability, record: record)
+    }
     let scratch = try prepareScratch()
     if carryingPermissions, let target {
       try scratch.descriptor.setPermissions(target.permissions)
@@ -414,9 +421,11 @@ final class DiskPath: @unchecked Sendable {
     let sequence = try beginSequence(page)
     do {
       let identity = try replaceTarget(with: data, scratch: scratch, durability: durability)
+      let written = FileKnowledge(sequence: sequence, identity: identity, state: state)
+      record(written)
       page?.finishWrite(sequence: sequence, identity: identity, state: state)
       if page == nil { try storeSequence(sequence) }
-      return FileKnowledge(sequence: sequence, identity: identity, state: state)
+      return written
     } catch {
       abandonSequence(sequence, page)
       throw error
@@ -475,7 +484,7 @@ final class DiskPath: @unchecked Sendable {
     return identity
   }
 
-  private func removeTarget(durability: FileDurability) throws -> FileKnowledge {
+  private func removeTarget(durability: FileDurability, record: (FileKnowledge) -> Void) throws -> FileKnowledge {
     let page = currentPage(mapping: false)
     let sequence = try beginSequence(page)
     do {
@@ -487,9 +496,11 @@ final class DiskPath: @unchecked Sendable {
       atTarget?.descriptor.closeIgnoringFailure()
       atTarget = nil
       if durability == .flushedToDisk { try synchronizeDirectory() }
+      let written = FileKnowledge(sequence: sequence, identity: nil, state: .missing)
+      record(written)
       page?.finishWrite(sequence: sequence, identity: nil, state: .missing)
       if page == nil { try storeSequence(sequence) }
-      return FileKnowledge(sequence: sequence, identity: nil, state: .missing)
+      return written
     } catch {
       abandonSequence(sequence, page)
       throw error
@@ -632,14 +643,17 @@ final class DiskPath: @unchecked Sendable {
 
   /// Compares the page and the target name with what a handle knows: at most one `fstatat`.
   ///
-  /// - Parameter knowledge: What the handle knows, read after the page's sequence (so that a
-  ///   write of this process that just finished counts as known).
-  func check(_ knowledge: () -> FileKnowledge) -> Check {
+  /// - Parameters:
+  ///   - knowledge: What the handle knows, read after the page's sequence (so that a write of
+  ///     this process that just finished counts as known).
+  ///   - waitingForWriter: Whether to wait a little for a write under way to finish. A watcher
+  ///     woken by an exchange does; a writer's own thread does not.
+  func check(_ knowledge: () -> FileKnowledge, waitingForWriter: Bool = true) -> Check {
     guard let page = currentPage(mapping: true) else { return .changed }
     // The exchange raises the event a few system calls before the writer finishes the page:
     // give it that long (two yields, then 20 µs pauses, about 0.1 ms in all), never a lock.
     var sequence = page.sequence
-    for attempt in 0..<6 where sequence & 1 == 1 {
+    for attempt in 0..<(waitingForWriter ? 6 : 0) where sequence & 1 == 1 {
       if attempt < 2 { sched_yield() } else { usleep(20) }
       sequence = page.sequence
     }

@@ -1,0 +1,142 @@
+import CTestSupport
+import Foundation
+import Synchronization
+
+/// A program the tests start, and its exit: `posix_spawn` and `waitpid`, without Foundation's
+/// `Process`.
+///
+/// Every test in this process may start programs at the same moment, some of them long-lived (a
+/// watcher, a PostgreSQL server). Three things make that safe here:
+/// - the child closes every descriptor above the standard three before the program runs, so it
+///   never holds another test's pipe open (a reader would then wait for the end of that pipe as
+///   long as the long-lived program lives);
+/// - every signal is unblocked and at its default in the child: the threads Swift concurrency
+///   runs on block nearly all of them, and a child inherits that mask (a server started with
+///   SIGTERM blocked would not end when told to);
+/// - the exit is taken by a thread of its own blocked in `waitid`, not by a SIGCHLD handler that
+///   can miss a child when many end at once.
+final class ChildProcess: Sendable {
+  /// Where a standard stream of the child goes.
+  enum Destination {
+    /// A descriptor of this process, duplicated onto the stream in the child.
+    case descriptor(Int32)
+    /// A file the child creates (or truncates) itself.
+    case file(String)
+  }
+
+  /// The error when the program cannot be started.
+  struct SpawnFailed: Error, CustomStringConvertible {
+    let path: String
+    let code: Int32
+    var description: String { "cannot start \(path): \(String(cString: strerror(code)))" }
+  }
+
+  let processIdentifier: pid_t
+  /// `nil` while the child runs; its status once it has been reaped. Signals are sent under this
+  /// lock, so a reaped child's identifier, which the system may give to another program, is
+  /// never signalled.
+  private let reapedStatus = Mutex<Int32?>(nil)
+  private let exits: AsyncStream<Int32>
+  /// Signalled once the child has been reaped, for waiting without an executor.
+  private let reaped = DispatchSemaphore(value: 0)
+
+  /// Starts `path` with `arguments`; standard input is `/dev/null`. `error` is set up after
+  /// `output`, so `.descriptor(1)` sends it wherever `output` goes.
+  init(_ path: String, _ arguments: [String], output: Destination, error: Destination) throws {
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var noSignals = sigset_t()
+    sigemptyset(&noSignals)
+    posix_spawnattr_setsigmask(&attributes, &noSignals)
+    var allSignals = sigset_t()
+    sigfillset(&allSignals)
+    posix_spawnattr_setsigdefault(&attributes, &allSignals)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    for (stream, destination) in [(Int32(1), output), (2, error)] {
+      switch destination {
+      case .descriptor(let descriptor):
+        posix_spawn_file_actions_adddup2(&actions, descriptor, stream)
+      case .file(let path):
+        posix_spawn_file_actions_addopen(&actions, stream, path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+      }
+    }
+    test_support_spawn_closes_from(&actions, 3)
+
+    let argv = ([path] + arguments).map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var pid = pid_t()
+    let spawned = posix_spawn(&pid, path, &actions, &attributes, argv, environ)
+    guard spawned == 0 else { throw SpawnFailed(path: path, code: spawned) }
+    processIdentifier = pid
+    let (exits, exit) = AsyncStream<Int32>.makeStream(bufferingPolicy: .unbounded)
+    self.exits = exits
+    // The thread keeps this object alive until the child is reaped.
+    Thread.detachNewThread { [self] in
+      let status = reap()
+      reaped.signal()
+      exit.yield(status)
+      exit.finish()
+    }
+  }
+
+  /// Waits for the child to end and reaps it.
+  private func reap() -> Int32 {
+    // Wait without reaping, then reap under the lock that `signal` takes.
+    var info = siginfo_t()
+    while waitid(P_PID, id_t(processIdentifier), &info, WEXITED | WNOWAIT) != 0, errno == EINTR {}
+    return reapedStatus.withLock { reaped in
+      var raw: Int32 = 0
+      while waitpid(processIdentifier, &raw, 0) < 0, errno == EINTR {}
+      let status = Self.exitStatus(raw)
+      reaped = status
+      return status
+    }
+  }
+
+  /// The exit status as a shell reports it: the program's own, or 128 + the signal that ended it.
+  private static func exitStatus(_ raw: Int32) -> Int32 {
+    let signal = raw & 0x7F
+    return signal == 0 ? (raw >> 8) & 0xFF : 128 + signal
+  }
+
+  /// Waits for the program to end and returns its exit status.
+  func waitForExit() async -> Int32 {
+    if let status = reapedStatus.withLock({ $0 }) { return status }
+    for await status in exits { return status }
+    // The stream ends only after yielding, or when a timed-out waiter cancelled it.
+    return reapedStatus.withLock { $0 } ?? -1
+  }
+
+  /// Sends `signal`, unless the program has ended.
+  func signal(_ signal: Int32) {
+    reapedStatus.withLock { reaped in
+      if reaped == nil { _ = kill(processIdentifier, signal) }
+    }
+  }
+
+  /// Runs a program to its end, blocking the calling thread, and returns its exit status and
+  /// what it printed on standard output and error together.
+  @discardableResult
+  static func run(_ path: String, _ arguments: [String]) -> (status: Int32, output: String) {
+    // A file, not a pipe: nothing here needs the output before the end.
+    let outputPath = FileManager.default.temporaryDirectory
+      .appendingPathComponent("sharedstate-child-\(UUID().uuidString)").path
+    defer { unlink(outputPath) }
+    let child: ChildProcess
+    do {
+      child = try ChildProcess(path, arguments, output: .file(outputPath), error: .descriptor(1))
+    } catch {
+      return (-1, "\(error)")
+    }
+    child.reaped.wait()
+    let status = child.reapedStatus.withLock { $0 } ?? -1
+    let output = FileManager.default.contents(atPath: outputPath) ?? Data()
+    return (status, String(decoding: output, as: UTF8.self))
+  }
+}
