@@ -55,6 +55,24 @@ struct InMemoryFileTableTests {
       #expect(reader == 5)
     }
   }
+
+  @Test func aKeySubscribedWithoutLoadingHearsOnlyLaterChanges() async throws {
+    let fileSystem = InMemoryFileSystem()
+    fileSystem.setContents(Data("5".utf8), atPath: url.path)
+    let key: FileStorageKey<Int> = withDependencies {
+      $0.defaultFileStorage = .inMemory(fileSystem)
+    } operation: {
+      .fileStorage(url)
+    }
+    let (heard, hear) = AsyncStream<Int?>.makeStream()
+    let subscription = key.subscribe(
+      context: .userInitiated,
+      subscriber: SharedSubscriber { hear.yield(try? $0.get()) }
+    )
+    defer { subscription.cancel() }
+    fileSystem.setContents(Data("6".utf8), atPath: url.path)
+    #expect(try await first(1, of: heard) == [6], "not the 5 that was there before")
+  }
 }
 
 /// A work item the test runs later. `@unchecked Sendable`: a `DispatchWorkItem` may be performed
