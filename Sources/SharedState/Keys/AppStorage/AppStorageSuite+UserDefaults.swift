@@ -112,7 +112,7 @@ extension AppStorageSuite {
   }
 
   /// Stores a `RawRepresentable` value under `key`, as its raw value; see
-  /// ``set(_:forKey:)-(Value,_)``.
+  /// `set(_:forKey:)`.
   public func set<Value: RawRepresentable & Sendable>(
     _ value: Value,
     forKey key: String,
@@ -125,7 +125,7 @@ extension AppStorageSuite {
   }
 
   /// Stores a value that is `RawRepresentable` and `Codable` under `key`, as its raw value; see
-  /// ``set(_:forKey:)-(Value,_)``.
+  /// `set(_:forKey:)`.
   public func set<Value: RawRepresentable & Codable & Sendable>(
     _ value: Value,
     forKey key: String,

@@ -42,7 +42,7 @@ extension AppStorageSuite {
 
   /// Stores `value` under `key`, replacing the file atomically; a `nil` optional removes it.
   ///
-  /// This is the throwing form of `UserDefaults`' name ``set(_:forKey:)-(Value,_)``, which
+  /// This is the throwing form of `UserDefaults`' name `set(_:forKey:)`, which
   /// reports a failure instead.
   ///
   /// - Throws: ``AppStorageError`` for a key that cannot be a file name; ``FileStorageError``
