@@ -10,7 +10,7 @@ import SystemPackage
 /// writers (whose exchanges bring inodes back), the identity covers programs that do not take
 /// part.
 ///
-/// `@unchecked Sendable`: every `var` is only touched with `lock` held.
+/// `@unchecked Sendable`: `knowledge` and `writtenIdentity` are only touched with `lock` held.
 final class DiskFile: StoredFile, @unchecked Sendable {
   fileprivate let disk: DiskPath
   fileprivate let durability: FileDurability
@@ -20,10 +20,6 @@ final class DiskFile: StoredFile, @unchecked Sendable {
   private var writtenIdentity: FileIdentity?
   /// Whether a re-check of a change seen while a write was under way is scheduled.
   private var isRecheckScheduled = false
-  /// This handle's transactions begun and not yet ended (waiting for the locks or holding them).
-  private var transactionsUnderWay = 0
-  /// A replacement heard while a transaction was under way, judged when the last one ends.
-  private var deferredJudgement: (@Sendable (FileWatchEvent) -> Void)?
 
   /// - Parameters:
   ///   - path: An absolute, lexically normal path.
@@ -56,23 +52,6 @@ final class DiskFile: StoredFile, @unchecked Sendable {
   fileprivate func isOwnWrite(_ target: Stat?) -> Bool {
     guard let target else { return true }
     return lock.withLock { FileIdentity(target) == writtenIdentity }
-  }
-
-  /// Counts a transaction of this handle as under way, from before it waits for the locks.
-  fileprivate func transactionBegins() {
-    lock.withLock { transactionsUnderWay += 1 }
-  }
-
-  /// Counts a transaction as ended; the last one to end judges what was heard meanwhile.
-  fileprivate func transactionEnded() {
-    let deferred = lock.withLock { () -> (@Sendable (FileWatchEvent) -> Void)? in
-      transactionsUnderWay -= 1
-      guard transactionsUnderWay == 0 else { return nil }
-      defer { deferredJudgement = nil }
-      return deferredJudgement
-    }
-    // On the writer's thread, after the unlock: no waiting for the next writer.
-    if let deferred { judge(deferred, waitingForWriter: false) }
   }
 
   func read() throws -> FileState {
@@ -110,23 +89,9 @@ extension DiskFile {
   ///
   /// While another process's write is under way its own event follows, so nothing is delivered
   /// now (a watcher reading then would wait for that writer): the change is re-checked a little
-  /// later instead, in case that writer died mid-write. While a transaction of this handle is
-  /// under way, the judgement waits for its end.
-  fileprivate func judge(
-    _ onEvent: @escaping @Sendable (FileWatchEvent) -> Void,
-    waitingForWriter: Bool = true
-  ) {
-    // A transaction of this handle under way reads what others wrote before it took the lock,
-    // and this handle's own write needs no delivery: judging now would only wait for the
-    // writer. The judgement waits for the transaction's end instead (an outside program may
-    // still replace the file between the exchange and the unlock).
-    let isDeferred = lock.withLock {
-      guard transactionsUnderWay > 0 else { return false }
-      deferredJudgement = onEvent
-      return true
-    }
-    if isDeferred { return }
-    switch disk.check({ known }, waitingForWriter: waitingForWriter) {
+  /// later instead, in case that writer died mid-write.
+  fileprivate func judge(_ onEvent: @escaping @Sendable (FileWatchEvent) -> Void) {
+    switch disk.check({ known }) {
     case .unchanged:
       break
     case .changed:
@@ -160,11 +125,9 @@ private final class DiskFileTransaction: FileTransaction {
 
   init(file: DiskFile) {
     self.file = file
-    file.transactionBegins()
     do {
       try file.disk.lockExclusively()
     } catch {
-      file.transactionEnded()
       beginError = error
       isHeld = false
       // Without the lock the write will fail; there is nothing to refresh for it.
@@ -200,7 +163,6 @@ private final class DiskFileTransaction: FileTransaction {
     guard isHeld else { return }
     isHeld = false
     file.disk.unlockExclusively()
-    file.transactionEnded()
   }
 
   deinit {

@@ -643,17 +643,14 @@ final class DiskPath: @unchecked Sendable {
 
   /// Compares the page and the target name with what a handle knows: at most one `fstatat`.
   ///
-  /// - Parameters:
-  ///   - knowledge: What the handle knows, read after the page's sequence (so that a write of
-  ///     this process that just finished counts as known).
-  ///   - waitingForWriter: Whether to wait a little for a write under way to finish. A watcher
-  ///     woken by an exchange does; a writer's own thread does not.
-  func check(_ knowledge: () -> FileKnowledge, waitingForWriter: Bool = true) -> Check {
+  /// - Parameter knowledge: What the handle knows, read after the page's sequence (so that a
+  ///   write of this process that just finished counts as known).
+  func check(_ knowledge: () -> FileKnowledge) -> Check {
     guard let page = currentPage(mapping: true) else { return .changed }
     // The exchange raises the event a few system calls before the writer finishes the page:
     // give it that long (two yields, then 20 µs pauses, about 0.1 ms in all), never a lock.
     var sequence = page.sequence
-    for attempt in 0..<(waitingForWriter ? 6 : 0) where sequence & 1 == 1 {
+    for attempt in 0..<6 where sequence & 1 == 1 {
       if attempt < 2 { sched_yield() } else { usleep(20) }
       sequence = page.sequence
     }
