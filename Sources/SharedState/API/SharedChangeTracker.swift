@@ -112,23 +112,31 @@ final class TrackedChanges: @unchecked Sendable {
   }
 
   /// Records `root`'s value before its first change.
+  ///
+  /// The value is read outside this tracker's lock, and `update` below runs outside it: either
+  /// may read shared state (this tracker's snapshots included) or take a reference's lock.
   func recordBeforeChange(of root: any RootReference) {
+    let id = ObjectIdentifier(root)
+    guard lock.withLock({ entries[id] == nil }) else { return }
+    let entry = Entry(root: root, snapshot: root.anyValue)
     lock.withLock {
-      let id = ObjectIdentifier(root)
-      guard entries[id] == nil else { return }
-      entries[id] = Entry(root: root, snapshot: root.anyValue)
+      if entries[id] == nil { entries[id] = entry }
     }
   }
 
   /// Changes `root`'s snapshot (taken now when there is none) through `update`.
   func updateSnapshot<R>(of root: any RootReference, _ update: (inout Any) throws -> R) rethrows -> R {
-    try lock.withLock {
-      let id = ObjectIdentifier(root)
-      var entry = entries[id] ?? Entry(root: root, snapshot: root.anyValue, isUnasserted: false)
-      let result = try update(&entry.snapshot)
-      entries[id] = entry
-      return result
+    let id = ObjectIdentifier(root)
+    var snapshot = lock.withLock { entries[id]?.snapshot } ?? root.anyValue
+    let result = try update(&snapshot)
+    lock.withLock {
+      if entries[id] == nil {
+        entries[id] = Entry(root: root, snapshot: snapshot, isUnasserted: false)
+      } else {
+        entries[id]?.snapshot = snapshot
+      }
     }
+    return result
   }
 
   /// Marks `root`'s change as asserted; `false` when nothing was tracked for it.

@@ -43,6 +43,18 @@ struct SharedChangeTrackerTests {
     }
   }
 
+  @Test func aWithLockWhileAssertingMayReadSharedState() {
+    @Shared(value: 1) var count
+    @Shared(value: 10) var total
+    let tracker = SharedChangeTracker()
+    tracker.track { $count.withLock { $0 = 2 } }
+    tracker.assert {
+      // Reads the snapshot of `count` from inside a change to its own snapshot.
+      $count.withLock { $0 = count + total - 9 }
+      #expect($count == $count)
+    }
+  }
+
   @Test func writesWhileAssertingReachNoObserver() {
     @Shared(value: 0) var count
     let received = LockIsolated<[Int]>([])
