@@ -36,6 +36,10 @@ final class DiskFile: StoredFile, @unchecked Sendable {
     self.durability = durability
   }
 
+  deinit {
+    disk.release()
+  }
+
   var path: String { disk.paths.target.string }
 
   fileprivate var known: FileKnowledge {
@@ -74,8 +78,9 @@ final class DiskFile: StoredFile, @unchecked Sendable {
   }
 
   func watch(_ onEvent: @escaping @Sendable (FileWatchEvent) -> Void) -> WatchToken {
-    DirectoryWatcher.shared.watch(file: disk.paths.target) { [weak self] event in
-      guard let self else { return }
+    // Strong, not weak (see DiskPath's registry): the token's owner decides how long the
+    // handle lives, and the handle holds nothing that leads back to the token.
+    DirectoryWatcher.shared.watch(file: disk.paths.target) { [self] event in
       // Most replacements are this process's own writes, or ones the page already showed.
       if event == .replaced { judge(onEvent) } else { onEvent(event) }
     }
@@ -102,8 +107,7 @@ extension DiskFile {
         return isRecheckScheduled
       }
       if isScheduled { return }
-      DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(10)) { [weak self] in
-        guard let self else { return }
+      DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(10)) { [self] in
         lock.withLock { isRecheckScheduled = false }
         if disk.check({ known }) != .unchanged { onEvent(.replaced) }
       }
