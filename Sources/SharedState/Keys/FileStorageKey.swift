@@ -35,6 +35,9 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   /// `nil` bytes mean "remove the file".
   private let encode: @Sendable (Value) throws -> Data?
   private let undecodableReports = UndecodableReports()
+  /// Whether this key (or a copy) has read the file yet: a subscription catches up only with
+  /// what changed since a read. Shared by copies, as `file` is.
+  private let hasLoaded = LockIsolated(false)
 
   /// Creates a key for the file at `url`, with closures that turn values into bytes and back.
   ///
@@ -93,6 +96,7 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
 
   /// Reads and decodes the file; a missing file keeps the default value.
   public func load(context: LoadContext<Value>, continuation: LoadContinuation<Value>) {
+    hasLoaded.setValue(true)
     do {
       continuation.resume(with: decoded(try file.read()))
     } catch {
@@ -147,8 +151,14 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
         subscriber.yield(throwing: FileStorageError(.unwatched, path: path, underlying: failure))
       }
     }
-    // The value was loaded before the watch was in place: catch up with a change made between.
-    deliverChange()
+    if hasLoaded.value {
+      // The value was loaded before the watch was in place: catch up with a change made between.
+      deliverChange()
+    } else {
+      // Nothing was loaded through this key: its subscriber hears of changes from now on, as
+      // swift-sharing's does, not of the file as it is.
+      _ = try? file.read()
+    }
     return SharedSubscription { token.cancel() }
   }
 
