@@ -5,8 +5,10 @@
 #   throughput  cross-process withLock increments per second (--processes, default 1 and 4),
 #               for a file (--file) and for a key of an app-storage suite (--suite --key),
 #               beside SQLite (WAL, synchronous=NORMAL, BEGIN IMMEDIATE; UPDATE; COMMIT) and
-#               beside the floor: the same file protocol in C (scripts/bench/protocol_counter.c,
-#               the writer's system calls only, no Swift, no JSON, no watching). Each figure is
+#               beside two floors: the same file protocol in C (scripts/bench/protocol_counter.c,
+#               the writer's system calls only, no Swift, no JSON), without watching ("C floor")
+#               and with every process watching the directory as SharedState's do by default
+#               ("C watching": a thread reading inotify events and the page). Each figure is
 #               the median of --repeat runs, the kinds interleaved; ratios are to SQLite's median
 #               of the same run, and "noise" is the spread of SQLite's own runs around it
 #   latency     from a write in one process to the change seen in another: p50, p99, max over
@@ -59,7 +61,7 @@ sqlite_counter=".build/bench/sqlite_counter"
 mkdir -p .build/bench
 gcc -O2 -o "$sqlite_counter" scripts/bench/sqlite_counter.c -lsqlite3
 protocol_counter=".build/bench/protocol_counter"
-gcc -O2 -o "$protocol_counter" scripts/bench/protocol_counter.c
+gcc -O2 -pthread -o "$protocol_counter" scripts/bench/protocol_counter.c
 
 . "$(dirname "${BASH_SOURCE[0]}")/bench/workers.sh"  # now, finish_workers, ping_latency
 
@@ -80,6 +82,8 @@ throughput() {
       "$demo" increment --suite "$where/suite" --key counter --times "$each" --start-at "$start" $fsync >/dev/null &
     elif [ "$kind" = c ]; then
       "$protocol_counter" "$where/counter.json" "$each" "$start" ${fsync:+fsync} >/dev/null &
+    elif [ "$kind" = c-watching ]; then
+      "$protocol_counter" "$where/counter.json" "$each" "$start" ${fsync:+fsync} watch >/dev/null &
     else
       "$sqlite_counter" "$where/counter.db" "$each" "$start" ${fsync:+full} >/dev/null &
     fi
@@ -108,25 +112,29 @@ report() {
   local label="$1" where="$2" fsync="${3:-}"
   echo
   echo "== $label: $where ($(df -T "$where" | awk 'NR == 2 { print $2 }'))${fsync:+, fsync (SQLite synchronous=FULL)}, median of $repeat"
-  printf "%-9s %-6s %10s %10s %6s %10s %6s %6s\n" processes kind "ours/s" "SQLite/s" ratio "C floor/s" floor noise
+  printf "%-9s %-6s %10s %10s %6s %10s %6s %11s %6s %6s\n" processes kind "ours/s" "SQLite/s" ratio \
+    "C floor/s" floor "C watch/s" floor noise
   for processes in $process_counts; do
-    local -a sqlite=() c=() file=() app=()
+    local -a sqlite=() c=() cw=() file=() app=()
     for _ in $(seq "$repeat"); do
       sqlite+=("$(throughput sqlite "$processes" "$where" $fsync)")
       c+=("$(throughput c "$processes" "$where" $fsync)")
+      cw+=("$(throughput c-watching "$processes" "$where" $fsync)")
       file+=("$(throughput file "$processes" "$where" $fsync)")
       app+=("$(throughput app "$processes" "$where" $fsync)")
     done
-    local s_median c_median noise
+    local s_median c_median cw_median noise
     s_median=$(median "${sqlite[@]}")
     c_median=$(median "${c[@]}")
+    cw_median=$(median "${cw[@]}")
     # SQLite's own spread across the runs, as a fraction of its median.
     noise=$(printf '%s\n' "${sqlite[@]}" | awk -v m="$s_median" 'NR == 1 { lo = $1; hi = $1 } { if ($1 < lo) lo = $1; if ($1 > hi) hi = $1 } END { printf "±%.0f%%", 50 * (hi - lo) / m }')
     for kind in file app; do
       local ours
       if [ "$kind" = file ]; then ours=$(median "${file[@]}"); else ours=$(median "${app[@]}"); fi
-      printf "%-9s %-6s %10s %10s %6s %10s %6s %6s\n" "$processes" "$kind" "$ours" "$s_median" \
-        "$(ratio "$ours" "$s_median")" "$c_median" "$(ratio "$c_median" "$s_median")" "$noise"
+      printf "%-9s %-6s %10s %10s %6s %10s %6s %11s %6s %6s\n" "$processes" "$kind" "$ours" "$s_median" \
+        "$(ratio "$ours" "$s_median")" "$c_median" "$(ratio "$c_median" "$s_median")" \
+        "$cw_median" "$(ratio "$cw_median" "$s_median")" "$noise"
     done
   done
   [ "$only_throughput" = yes ] && return

@@ -1,5 +1,5 @@
 // The floor of scripts/bench.sh: SharedState's file protocol (second edition) in C, without
-// Swift, JSON coding or watching. Increments a counter stored as decimal text in FILE, N times,
+// Swift or JSON coding. Increments a counter stored as decimal text in FILE, N times,
 // with per increment exactly the writer's system calls of Storage/Files/DiskPath.swift:
 //   fcntl(F_OFD_SETLKW) + fstat (lock file still linked) on the lock file,
 //   fstatat(target); the value from the mapped coordination page when it describes the target,
@@ -7,7 +7,12 @@
 //   persistent scratch descriptor, [fsync], renameat2(RENAME_EXCHANGE), fstat of the new target,
 //   [fsync of the directory], the page's seqlock update, fcntl(F_UNLCK).
 //
-// usage: protocol_counter FILE TIMES START_AT_UNIX_NS [fsync]
+// With `watch`, the process also watches FILE's directory as every SharedState process does: a
+// thread blocked in read() on an inotify descriptor (the events SharedState asks for), which for
+// each event naming FILE reads the page under its seqlock and takes the value when it changed.
+// That is the floor of the default configuration, where every process watches.
+//
+// usage: protocol_counter FILE TIMES START_AT_UNIX_NS [fsync] [watch]
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +21,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <sys/inotify.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -52,12 +59,54 @@ static void identity(uint64_t *words, const struct stat *s) {
   words[6] = s->st_ctim.tv_nsec;
 }
 
+struct watch {
+  int inotify;
+  const char *name;
+  volatile uint64_t *page;
+};
+
+// The watching thread: what a watching process must do for each event, at the least.
+static void *watch_directory(void *argument) {
+  struct watch *watch = argument;
+  char buffer[64 * 1024] __attribute__((aligned(8)));
+  uint64_t seen = 0;
+  long value = 0;
+  for (;;) {
+    ssize_t length = read(watch->inotify, buffer, sizeof buffer);
+    if (length <= 0) {
+      if (length < 0 && errno == EINTR) continue;
+      return NULL;
+    }
+    for (char *at = buffer; at < buffer + length;) {
+      struct inotify_event *event = (struct inotify_event *)at;
+      at += sizeof *event + event->len;
+      if (event->len == 0 || strcmp(event->name, watch->name) != 0) continue;
+      // The seqlock: an even sequence, the same before and after the copy.
+      uint64_t before = __atomic_load_n(&watch->page[0], __ATOMIC_ACQUIRE);
+      if (before & 1 || before == seen) continue;
+      char text[64] = {0};
+      size_t size = watch->page[10] < 63 ? watch->page[10] : 63;
+      memcpy(text, (char *)watch->page + CONTENTS, size);
+      __atomic_thread_fence(__ATOMIC_ACQUIRE);
+      if (__atomic_load_n(&watch->page[0], __ATOMIC_RELAXED) != before) continue;
+      seen = before;
+      value = atol(text);
+    }
+  }
+  (void)value;
+}
+
 int main(int argc, char **argv) {
-  if (argc != 4 && argc != 5) {
-    fprintf(stderr, "usage: protocol_counter FILE TIMES START_AT_UNIX_NS [fsync]\n");
+  int durable = 0, watching = 0;
+  for (int i = 4; i < argc; i++) {
+    if (strcmp(argv[i], "fsync") == 0) durable = 1;
+    else if (strcmp(argv[i], "watch") == 0) watching = 1;
+    else argc = 0;
+  }
+  if (argc < 4) {
+    fprintf(stderr, "usage: protocol_counter FILE TIMES START_AT_UNIX_NS [fsync] [watch]\n");
     return 2;
   }
-  int durable = argc == 5;
   const char *target = argv[1];
   char copy[4096], lock_path[4200], scratch_path[4200];
   snprintf(copy, sizeof copy, "%s", target);
@@ -74,6 +123,18 @@ int main(int argc, char **argv) {
   if (posix_fallocate(lock, 0, PAGE) != 0) die("fallocate");
   uint64_t *page = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, lock, 0);
   if (page == MAP_FAILED) die("mmap");
+  if (watching) {
+    static struct watch watch;
+    watch.inotify = inotify_init1(IN_CLOEXEC);
+    if (watch.inotify < 0) die("inotify_init1");
+    uint32_t mask = IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_DELETE
+      | IN_DELETE_SELF | IN_MOVE_SELF | IN_UNMOUNT | IN_ONLYDIR;
+    if (inotify_add_watch(watch.inotify, directory, mask) < 0) die("inotify_add_watch");
+    watch.name = name;
+    watch.page = page;
+    pthread_t thread;
+    if (pthread_create(&thread, NULL, watch_directory, &watch) != 0) die("pthread_create");
+  }
   int scratch = -1, at_target = -1;
   struct stat scratch_status = {0};
 

@@ -26,10 +26,8 @@ extension Shared {
   /// - Parameter key: The key to use from now on.
   /// - Throws: The key's load error.
   public func load(_ key: some SharedKey<Value>) async throws {
-    let current = wrappedValue
-    box.repoint(to: ReferenceRegistry.current.reference(for: key) {
-      SharedReference(key: key, loadedValue: current)
-    })
+    let (reference, isCarriedOver) = referenceCarryingOver(wrappedValue, to: key)
+    box.repoint(to: reference, announcesCurrentValue: !isCarriedOver)
     try await load()
   }
 }
@@ -55,10 +53,8 @@ extension SharedReader {
   /// - Parameter key: The key to read from now on.
   /// - Throws: The key's load error.
   public func load(_ key: some SharedReaderKey<Value>) async throws {
-    let current = wrappedValue
-    box.repoint(to: ReferenceRegistry.current.reference(for: key) {
-      SharedReference(key: key, loadedValue: current)
-    })
+    let (reference, isCarriedOver) = referenceCarryingOver(wrappedValue, to: key)
+    box.repoint(to: reference, announcesCurrentValue: !isCarriedOver)
     try await load()
   }
 
@@ -69,10 +65,30 @@ extension SharedReader {
   /// - Throws: The key's load error.
   @_disfavoredOverload
   public func load(_ key: some SharedKey<Value>) async throws {
-    let current = wrappedValue
-    box.repoint(to: ReferenceRegistry.current.reference(for: key) {
-      SharedReference(key: key, loadedValue: current)
-    })
+    let (reference, isCarriedOver) = referenceCarryingOver(wrappedValue, to: key)
+    box.repoint(to: reference, announcesCurrentValue: !isCarriedOver)
     try await load()
   }
+}
+
+/// The process's state for `key`, or new state that starts from `current` when there is none;
+/// and whether that state's value is only `current`, carried over: then a publisher has nothing
+/// new to send, as in swift-sharing.
+///
+/// For an `Equatable` value that is "holds a value equal to `current`" (new state may already
+/// have caught up with a stored value while it subscribed); otherwise "is new state".
+func referenceCarryingOver<Value>(
+  _ current: Value,
+  to key: some SharedReaderKey<Value>
+) -> (SharedReference<Value>, isCarriedOver: Bool) {
+  var made: SharedReference<Value>?
+  let reference = ReferenceRegistry.current.reference(for: key) {
+    let new = SharedReference(key: key, loadedValue: current)
+    made = new
+    return new
+  }
+  if let areEqual = equality(of: Value.self) {
+    return (reference, areEqual(reference.value, current))
+  }
+  return (reference, reference === made)
 }

@@ -106,12 +106,12 @@ public struct Shared<Value> {
   /// Reading it inside `withObservationTracking` tracks changes from anywhere: this process
   /// or, with a persistence strategy that watches its storage, another one.
   public var wrappedValue: Value {
-    get { projection.value }
+    get { ChangeTracking.assertedValue(of: projection) ?? projection.value }
     @available(
       *, deprecated,
       message: "Use '$shared.withLock' to modify a shared value with exclusive access."
     )
-    nonmutating set { projection.withLock { $0 = newValue } }
+    nonmutating set { ChangeTracking.withLock(projection) { $0 = newValue } }
   }
 
   /// The `Shared` itself, for passing the shared state on and for calling its methods.
@@ -136,7 +136,7 @@ public struct Shared<Value> {
   /// - Returns: What `operation` returns.
   @discardableResult
   public func withLock<R>(_ operation: (inout Value) throws -> R) rethrows -> R {
-    try projection.withLock(operation)
+    try ChangeTracking.withLock(projection, operation)
   }
 
   /// A `Shared` of a part of this value, reached through a writable key path.
@@ -191,7 +191,7 @@ extension Shared: Sendable where Value: Sendable {}
 extension Shared: Equatable where Value: Equatable {
   /// Whether the two hold equal values.
   public static func == (lhs: Shared, rhs: Shared) -> Bool {
-    lhs.wrappedValue == rhs.wrappedValue
+    ChangeTracking.assertedEquality(lhs.projection, rhs.projection) ?? (lhs.wrappedValue == rhs.wrappedValue)
   }
 }
 

@@ -1,3 +1,4 @@
+import Synchronization
 import Foundation
 import OpenCombineShim
 
@@ -11,7 +12,7 @@ public struct SharedPublisher<Output>: Publisher {
   public typealias Failure = Never
 
   let source: @Sendable () -> any ValueProjection<Output>
-  let onRepoint: @Sendable (@escaping @Sendable () -> Void) -> SharedSubscription
+  let onRepoint: @Sendable (@escaping @Sendable (Bool) -> Void) -> SharedSubscription
 
   /// Attaches a subscriber: it receives the current value once it asks for one, then each change.
   public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Never {
@@ -42,20 +43,25 @@ private final class SharedPublisherSubscription<Input>: Subscription, @unchecked
 
   func start(
     source: @escaping @Sendable () -> any ValueProjection<S.Input>,
-    onRepoint: @Sendable (@escaping @Sendable () -> Void) -> SharedSubscription
+    onRepoint: @Sendable (@escaping @Sendable (Bool) -> Void) -> SharedSubscription
   ) {
-    let observe: @Sendable () -> Void = { [weak self] in
+    let observe: @Sendable (Bool) -> Void = { [weak self] sendsCurrentValue in
       guard let self else { return }
       let old = lock.withLock { observation }
       old?.cancel()
-      let new = source().observe { [weak self] value in self?.deliver(value) }
+      // `observe` hands over the current value first, then each change.
+      let skipsNext = Atomic(!sendsCurrentValue)
+      let new = source().observe { [weak self] value in
+        if skipsNext.exchange(false, ordering: .relaxed) { return }
+        self?.deliver(value)
+      }
       lock.withLock {
         if subscriber == nil { new.cancel() } else { observation = new }
       }
     }
     let repointing = onRepoint(observe)
     lock.withLock { self.repointing = repointing }
-    observe()
+    observe(true)
   }
 
   func request(_ newDemand: Subscribers.Demand) {

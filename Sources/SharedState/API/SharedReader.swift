@@ -125,7 +125,7 @@ public struct SharedReader<Value> {
   /// The current value.
   ///
   /// Reading it inside `withObservationTracking` tracks changes from anywhere.
-  public var wrappedValue: Value { projection.value }
+  public var wrappedValue: Value { ChangeTracking.assertedValue(of: projection) ?? projection.value }
 
   /// The `SharedReader` itself, for passing it on and for calling its methods.
   ///
@@ -170,7 +170,7 @@ extension SharedReader: Sendable where Value: Sendable {}
 extension SharedReader: Equatable where Value: Equatable {
   /// Whether the two hold equal values.
   public static func == (lhs: SharedReader, rhs: SharedReader) -> Bool {
-    lhs.wrappedValue == rhs.wrappedValue
+    ChangeTracking.assertedEquality(lhs.projection, rhs.projection) ?? (lhs.wrappedValue == rhs.wrappedValue)
   }
 }
 

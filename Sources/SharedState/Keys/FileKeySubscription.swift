@@ -25,9 +25,11 @@ final class FileKeySubscription<Value: Sendable>: Sendable {
     self.subscriber = subscriber
   }
 
-  /// Starts watching, then catches up with any change made since the value was loaded (the
-  /// load came before the watch was in place).
-  func start() {
+  /// Starts watching; then, when the key was loaded (`catchingUp`), catches up with any change
+  /// made since (the load came before the watch was in place); otherwise reads the file only to
+  /// know it, so that the subscriber hears of changes from now on, as swift-sharing's does, not
+  /// of the file as it is.
+  func start(catchingUp: Bool) {
     // Captured strongly: the watch holds this object until `cancel()` cancels the token, and
     // the reference's `SharedSubscription` always does, at the latest when it is released.
     let token = key.file.watch { [self] event in handle(event) }
@@ -39,13 +41,11 @@ final class FileKeySubscription<Value: Sendable>: Sendable {
       token.cancel()
       return
     }
-    subscriber.yieldLatest {
-      do {
-        return try key.file.readIfChangedSinceFirstRead().map(key.decoded)
-      } catch {
-        return .failure(FileStorageError(.unreadable, path: key.path, underlying: error))
-      }
+    guard catchingUp else {
+      _ = try? key.file.read()
+      return
     }
+    deliverUnpromptedChange()
   }
 
   /// Stops the events; one being delivered may still finish.
@@ -67,7 +67,7 @@ final class FileKeySubscription<Value: Sendable>: Sendable {
         defer { state.isUnwatched = false }
         return state.isUnwatched
       }
-      if wasUnwatched { deliverRead() } else { deliverChange() }
+      if wasUnwatched { deliverRead() } else { deliverUnpromptedChange() }
     case let .unwatched(failure):
       state.withLock { $0.isUnwatched = true }
       subscriber.yield(throwing: FileStorageError(.unwatched, path: key.path, underlying: failure))
@@ -79,6 +79,18 @@ final class FileKeySubscription<Value: Sendable>: Sendable {
     subscriber.yieldLatest {
       do {
         return try key.file.readIfChanged().map(key.decoded)
+      } catch {
+        return .failure(FileStorageError(.unreadable, path: key.path, underlying: error))
+      }
+    }
+  }
+
+  /// As ``deliverChange()``, when no event about the file prompted it (catching up, events
+  /// lost): see ``StoredFile/readIfChangedUnprompted()``.
+  private func deliverUnpromptedChange() {
+    subscriber.yieldLatest {
+      do {
+        return try key.file.readIfChangedUnprompted().map(key.decoded)
       } catch {
         return .failure(FileStorageError(.unreadable, path: key.path, underlying: error))
       }

@@ -47,6 +47,9 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     let decode: @Sendable (Data) throws -> Value
     let encode: @Sendable (Value) throws -> Data?
     let undecodableReports = UndecodableReports()
+    /// Whether this key (or a copy) has read the file yet: a subscription catches up only with
+    /// what changed since a read. Shared by copies, as `file` is.
+    let hasLoaded = Atomic<Bool>(false)
 
     init(
       target: FilePath,
@@ -122,6 +125,7 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
 
   /// Reads and decodes the file; a missing file keeps the default value.
   public func load(context: LoadContext<Value>, continuation: LoadContinuation<Value>) {
+    parts.hasLoaded.store(true, ordering: .releasing)
     do {
       continuation.resume(with: decoded(try file.read()))
     } catch {
@@ -145,8 +149,9 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
 
   /// Starts a subscription: see ``subscribe(context:subscriber:)``.
   func startSubscription(_ subscriber: SharedSubscriber<Value>) -> FileKeySubscription<Value> {
+    let hasLoaded = parts.hasLoaded.load(ordering: .acquiring)
     let subscription = FileKeySubscription(key: self, subscriber: subscriber)
-    subscription.start()
+    subscription.start(catchingUp: hasLoaded)
     return subscription
   }
 

@@ -9,6 +9,10 @@ struct KeyPathProjection<Base: ValueProjection, Member>: ValueProjection {
   func observe(_ onChange: @escaping @Sendable (Member) -> Void) -> SharedSubscription {
     base.observe { [keyPath] value in onChange(value[keyPath: keyPath]) }
   }
+
+  func value(inRoot rootValue: Any) -> Member {
+    base.value(inRoot: rootValue)[keyPath: keyPath]
+  }
 }
 
 /// A writable view of a part of a shared value, reached through a writable key path.
@@ -25,5 +29,13 @@ struct WritableKeyPathProjection<Base: MutableValueProjection, Member>: MutableV
 
   func withLock<R>(_ body: (inout Member) throws -> R) rethrows -> R {
     try base.withLock { value in try body(&value[keyPath: keyPath]) }
+  }
+
+  func value(inRoot rootValue: Any) -> Member {
+    base.value(inRoot: rootValue)[keyPath: keyPath]
+  }
+
+  func update<R>(inRoot rootValue: inout Any, _ body: (inout Member) throws -> R) rethrows -> R {
+    try base.update(inRoot: &rootValue) { value in try body(&value[keyPath: keyPath]) }
   }
 }

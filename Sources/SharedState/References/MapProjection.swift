@@ -9,6 +9,10 @@ struct MapProjection<Base: ValueProjection, Member>: ValueProjection {
   func observe(_ onChange: @escaping @Sendable (Member) -> Void) -> SharedSubscription {
     base.observe { [transform] value in onChange(transform(value)) }
   }
+
+  func value(inRoot rootValue: Any) -> Member {
+    transform(base.value(inRoot: rootValue))
+  }
 }
 
 extension ValueProjection {

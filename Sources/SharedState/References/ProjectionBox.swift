@@ -6,8 +6,9 @@ import Synchronization
 /// they were derived from.
 final class ProjectionBox<Projection: Sendable>: Sendable {
   private let projection: Mutex<Projection>
-  /// Told after each re-pointing: publishers follow the box to its new state.
-  private let repointListeners = Mutex<(next: Int, listeners: [Int: @Sendable () -> Void])>(
+  /// Told after each re-pointing, and whether to announce the new state's current value:
+  /// publishers follow the box to its new state.
+  private let repointListeners = Mutex<(next: Int, listeners: [Int: @Sendable (Bool) -> Void])>(
     (0, [:])
   )
 
@@ -19,14 +20,20 @@ final class ProjectionBox<Projection: Sendable>: Sendable {
     projection.withLock { $0 }
   }
 
-  func repoint(to newProjection: Projection) {
+  /// Points the box at `newProjection`.
+  ///
+  /// - Parameter announcesCurrentValue: Whether publishers following the box send the new
+  ///   state's current value. `false` when that value is only the old one carried over (a
+  ///   `load(_:)` of a key that has no state in the process yet): as in swift-sharing, they
+  ///   then send only what the load brings.
+  func repoint(to newProjection: Projection, announcesCurrentValue: Bool = true) {
     projection.withLock { $0 = newProjection }
     let listeners = repointListeners.withLock { Array($0.listeners.values) }
-    for listener in listeners { listener() }
+    for listener in listeners { listener(announcesCurrentValue) }
   }
 
   /// Calls `onRepoint` after each re-pointing until the returned subscription is cancelled.
-  func onRepoint(_ onRepoint: @escaping @Sendable () -> Void) -> SharedSubscription {
+  func onRepoint(_ onRepoint: @escaping @Sendable (Bool) -> Void) -> SharedSubscription {
     let id = repointListeners.withLock { state in
       defer { state.next += 1 }
       state.listeners[state.next] = onRepoint

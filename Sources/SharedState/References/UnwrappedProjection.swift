@@ -27,6 +27,10 @@ struct UnwrappedProjection<Base: ValueProjection<Wrapped?>, Wrapped>: ValueProje
       onChange(value)
     }
   }
+
+  func value(inRoot rootValue: Any) -> Wrapped {
+    base.value(inRoot: rootValue) ?? lastValue.current!
+  }
 }
 
 extension UnwrappedProjection: MutableValueProjection where Base: MutableValueProjection {
@@ -43,6 +47,16 @@ extension UnwrappedProjection: MutableValueProjection where Base: MutableValuePr
       let result = try body(&wrapped)
       optional = wrapped
       lastValue.set(wrapped)
+      return result
+    }
+  }
+
+  func update<R>(inRoot rootValue: inout Any, _ body: (inout Wrapped) throws -> R) rethrows -> R {
+    try base.update(inRoot: &rootValue) { optional in
+      // Gone from the snapshot: the change applies to a copy, as `withLock` does to the state.
+      var wrapped = optional ?? lastValue.current!
+      let result = try body(&wrapped)
+      if optional != nil { optional = wrapped }
       return result
     }
   }

@@ -12,6 +12,10 @@ protocol ValueProjection<Value>: Sendable {
   /// Calls `onChange` with the current value at once, then with each new value, until the
   /// returned subscription is cancelled. Calls for one root are serialised.
   func observe(_ onChange: @escaping @Sendable (Value) -> Void) -> SharedSubscription
+
+  /// What this view shows of `rootValue`, a value of the root's type other than its current one
+  /// (a snapshot a ``SharedChangeTracker`` took).
+  func value(inRoot rootValue: Any) -> Value
 }
 
 /// A writable view of shared state. ``Shared`` writes through one.
@@ -19,6 +23,10 @@ protocol MutableValueProjection<Value>: ValueProjection {
   /// Runs `body` with exclusive access to the value and commits what it leaves there. A throwing
   /// `body` commits nothing.
   func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R
+
+  /// Runs `body` on what this view shows of `rootValue` (a snapshot, not the state) and puts
+  /// the change back into `rootValue`.
+  func update<R>(inRoot rootValue: inout Any, _ body: (inout Value) throws -> R) rethrows -> R
 }
 
 /// The status and persistence side of a reference, shared by every view derived from it.
@@ -28,6 +36,10 @@ protocol RootReference: AnyObject, Sendable {
   var isLoading: Bool { get }
   var loadError: (any Error)? { get }
   var saveError: (any Error)? { get }
+  /// The current value, untyped: what a ``SharedChangeTracker`` snapshots.
+  var anyValue: Any { get }
+  /// `Shared<Int>(value: 1)`, `Shared<Int>(.inMemory("count"))`: how a tracker names the state.
+  var trackedDescription: String { get }
   func load() async throws
   func save() async throws
 }

@@ -90,7 +90,7 @@ struct AppStorageFileNameTests {
       let key = random.keyName(maximumLength: 20)
       guard !keys.contains(where: { $0.utf8.elementsEqual(key.utf8) }) else { continue }
       keys.append(key)
-      try suite.set(keys.count, forKey: key)
+      try suite.write(keys.count, forKey: key)
     }
     #expect(try directory.contents().allSatisfy { !$0.contains("/") })
     let listed = try suite.keys()
@@ -123,7 +123,7 @@ struct AppStorageFileNameTests {
     // Companion files of the longest name can be created.
     let directory = try TemporaryDirectory()
     let suite = AppStorageSuite(directory: directory.url)
-    try suite.set(1, forKey: longest)
+    try suite.write(1, forKey: longest)
     #expect(try suite.value(forKey: longest, as: Int.self) == 1)
   }
 

@@ -199,7 +199,7 @@ struct AppStorageKeyTests {
     do {
       let temporary = AppStorageSuite.temporary()
       path = temporary.directory.path
-      try temporary.set(1, forKey: "a")
+      try temporary.write(1, forKey: "a")
       #expect(FileManager.default.fileExists(atPath: path!))
     }
     #expect(!FileManager.default.fileExists(atPath: path!))
@@ -240,7 +240,7 @@ struct AppStorageKeyTests {
   }
 
   @Test func aValueOfAnotherTypeIsUndecodableNotADefault() throws {
-    try suite.set("text", forKey: "mixed")
+    try suite.write("text", forKey: "mixed")
     var opened: Shared<Bool>?
     withKnownIssue {
       opened = Shared(wrappedValue: true, .appStorage("mixed", store: suite))
@@ -248,7 +248,7 @@ struct AppStorageKeyTests {
     let shared = try #require(opened)
     #expect(shared.wrappedValue == true)
     #expect((shared.loadError as? FileStorageError)?.reason == .undecodable)
-    try suite.set(5, forKey: "level")
+    try suite.write(5, forKey: "level")
     #expect(throws: FileStorageError.self) { try suite.value(forKey: "level", as: Level.self) }
   }
 
@@ -260,7 +260,7 @@ struct AppStorageKeyTests {
     #expect(value == 2, "the value still works in memory")
     #expect(($value.saveError as? AppStorageError)?.reason == .keyNameTooLong)
     #expect(try directory.contents() == [])
-    #expect(throws: AppStorageError.self) { try suite.set(1, forKey: name) }
+    #expect(throws: AppStorageError.self) { try suite.write(1, forKey: name) }
     #expect(throws: AppStorageError.self) { try suite.value(forKey: name, as: Int.self) }
   }
 
@@ -299,7 +299,7 @@ struct AppStorageKeyTests {
       filePermissions: [.ownerReadWrite, .groupRead],
       directoryPermissions: [.ownerReadWriteExecute, .groupReadExecute]
     )
-    try shared.set(1, forKey: "k")
+    try shared.write(1, forKey: "k")
     #expect(try permissions(directory.path("shared")) == 0o750)
     #expect(try permissions(directory.path("shared/k.json")) == 0o640)
   }
@@ -308,7 +308,7 @@ struct AppStorageKeyTests {
     @Shared(.appStorage("count", store: suite)) var count = 0
     let values = AsyncQueue($count.values)
     #expect(try await values.next() == 0)
-    try suite.set(3, forKey: "count")
+    try suite.write(3, forKey: "count")
     #expect(try await values.next() == 3)
     try suite.removeValue(forKey: "count")
     #expect(try await values.next() == 0, "no file is the default again")

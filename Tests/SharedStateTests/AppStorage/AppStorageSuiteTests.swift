@@ -49,12 +49,12 @@ struct AppStorageSuiteTests {
     #expect(try suite.keys() == [])
     #expect(try suite.value(forKey: "missing", as: Int.self) == nil)
 
-    try suite.set(true, forKey: "flag")
-    try suite.set(["x", "y"], forKey: "list")
-    try suite.set(Level.high, forKey: "level")
-    try suite.set(Theme.dark, forKey: "theme")
-    try suite.set(Profile(name: "n", tags: []), forKey: "profile")
-    try suite.set(1, forKey: ".hidden/key")
+    try suite.write(true, forKey: "flag")
+    try suite.write(["x", "y"], forKey: "list")
+    try suite.write(Level.high, forKey: "level")
+    try suite.write(Theme.dark, forKey: "theme")
+    try suite.write(Profile(name: "n", tags: []), forKey: "profile")
+    try suite.write(1, forKey: ".hidden/key")
     #expect(try suite.value(forKey: "flag", as: Bool.self) == true)
     #expect(try suite.value(forKey: "list", as: [String].self) == ["x", "y"])
     #expect(try suite.value(forKey: "level", as: Level.self) == .high)
@@ -69,7 +69,7 @@ struct AppStorageSuiteTests {
     #expect(try suite.keys() == [".hidden/key", "flag", "level", "list", "profile", "theme"])
 
     try suite.removeValue(forKey: "flag")
-    try suite.set(nil as String?, forKey: "list")
+    try suite.write(nil as String?, forKey: "list")
     #expect(try suite.keys() == [".hidden/key", "level", "profile", "theme"])
     #expect(try suite.value(forKey: "flag", as: Bool.self) == nil)
   }
@@ -88,7 +88,7 @@ struct AppStorageSuiteTests {
     let values = AsyncQueue(stream)
     #expect(try await values.next() == .some(nil))
 
-    try suite.set(1, forKey: "count")
+    try suite.write(1, forKey: "count")
     #expect(try await values.next() == 1)
 
     // Another process's write, and one made by a shell.
@@ -101,7 +101,7 @@ struct AppStorageSuiteTests {
     try "\"three\"".write(toFile: directory.path("count.json"), atomically: true, encoding: .utf8)
     try suite.removeValue(forKey: "count")
     #expect(try await values.next() == .some(nil))
-    try suite.set(4, forKey: "count")
+    try suite.write(4, forKey: "count")
     #expect(try await values.next() == 4)
   }
 

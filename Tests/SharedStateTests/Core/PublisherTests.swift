@@ -1,4 +1,5 @@
 import ConcurrencyExtras
+import Dependencies
 import OpenCombineShim
 import SharedState
 import Testing
@@ -35,5 +36,40 @@ struct PublisherTests {
     defer { cancellable.cancel() }
     $wrapper.withLock { $0.count = 5 }
     #expect(received.value == [0, 5])
+  }
+
+  @Test func loadingAKeyWithNothingStoredSendsNothingNew() async throws {
+    @Shared(.inMemory("first")) var value = 1
+    let received = LockIsolated<[Int]>([])
+    let cancellable = $value.publisher.sink { value in received.withValue { $0.append(value) } }
+    defer { cancellable.cancel() }
+    try await $value.load(.inMemory("nothing here"))
+    #expect(value == 1)
+    #expect(received.value == [1], "the carried-over value is not a change")
+    $value.withLock { $0 = 2 }
+    #expect(received.value == [1, 2])
+  }
+
+  @Test func loadingAKeyWithStateSendsItsValue() async throws {
+    @Shared(.inMemory("first")) var value = 1
+    @Shared(.inMemory("second")) var second = 20
+    let received = LockIsolated<[Int]>([])
+    let cancellable = $value.publisher.sink { value in received.withValue { $0.append(value) } }
+    defer { cancellable.cancel() }
+    try await $value.load(.inMemory("second"))
+    #expect(received.value == [1, 20])
+    _ = second
+  }
+
+  @Test func loadingAKeyWithAStoredValueSendsItOnce() async throws {
+    @Dependency(\.defaultAppStorage) var suite
+    @Shared(.appStorage("first")) var value = 1
+    let received = LockIsolated<[Int]>([])
+    let cancellable = $value.publisher.sink { value in received.withValue { $0.append(value) } }
+    defer { cancellable.cancel() }
+    suite.set(20, forKey: "second")
+    try await $value.load(.appStorage("second"))
+    #expect(value == 20)
+    #expect(received.value == [1, 20])
   }
 }

@@ -47,11 +47,29 @@ final class PostgresServer: Sendable {
   /// Runs `body` with a new, running server; stops it and removes its directory afterwards,
   /// whether `body` returns or throws.
   static func withServer<R>(_ body: (PostgresServer) async throws -> R) async throws -> R {
-    let server = try PostgresServer()
+    let server = try startedServer()
     defer { server.remove() }
-    try server.initialise()
-    try server.start()
     return try await body(server)
+  }
+
+  /// A new, running server. Its port is found free before the server binds it, and another
+  /// program (a client's connection, another test's server) may take it in between: then the
+  /// server is made again, on another port, twice at most.
+  private static func startedServer() throws -> PostgresServer {
+    for attempt in 1... {
+      let server = try PostgresServer()
+      do {
+        try server.initialise()
+        try server.start()
+        return server
+      } catch let error as PostgresServerError where attempt < 3 && error.isPortTaken {
+        server.remove()
+      } catch {
+        server.remove()
+        throw error
+      }
+    }
+    fatalError("unreachable")
   }
 
   private func initialise() throws {
@@ -136,4 +154,9 @@ final class PostgresServer: Sendable {
 struct PostgresServerError: Error, CustomStringConvertible {
   let description: String
   init(_ description: String) { self.description = description }
+
+  /// Whether the server said its port was taken.
+  var isPortTaken: Bool {
+    description.contains("could not bind") || description.contains("already in use")
+  }
 }

@@ -30,10 +30,12 @@ extension AppStorageFormat where Value: Codable & Sendable {
     return jsonFormats.withLock { formats in
       // Filed under `Value`'s identity: the entry is of this very type.
       if let known = formats[type] { return known as! Self }
+      // Asked once per format rather than cast on every write.
+      let isOptional = Value.self is any AppStorageOptional.Type
       let made = Self(
         decode: { try AppStorageJSON.decode(Value.self, from: $0) },
         encode: { value in
-          if let optional = value as? any AppStorageOptional, optional.isNone { return nil }
+          if isOptional, let optional = value as? any AppStorageOptional, optional.isNone { return nil }
           return try AppStorageJSON.encode(value)
         }
       )
@@ -76,17 +78,15 @@ extension AppStorageFormat {
 
 /// The JSON coding app storage uses for every value.
 private enum AppStorageJSON {
-  static func encode<Value: Encodable>(_ value: Value) throws -> Data {
-    // Encoders are cheap and not documented as safe to share between threads.
+  // One of each for the process: both are Sendable (their options are set here, once).
+  private static let encoder: JSONEncoder = {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     encoder.dateEncodingStrategy = .secondsSince1970
-    var data = try encoder.encode(value)
-    data.append(UInt8(ascii: "\n"))
-    return data
-  }
+    return encoder
+  }()
 
-  static func decode<Value: Decodable>(_: Value.Type, from data: Data) throws -> Value {
+  private static let decoder: JSONDecoder = {
     let decoder = JSONDecoder()
     decoder.dateDecodingStrategy = .custom { decoder in
       let container = try decoder.singleValueContainer()
@@ -106,7 +106,17 @@ private enum AppStorageJSON {
         debugDescription: "\(String(reflecting: text)) is neither seconds since 1970 nor an ISO 8601 date"
       )
     }
-    return try decoder.decode(Value.self, from: data)
+    return decoder
+  }()
+
+  static func encode<Value: Encodable>(_ value: Value) throws -> Data {
+    var data = try encoder.encode(value)
+    data.append(UInt8(ascii: "\n"))
+    return data
+  }
+
+  static func decode<Value: Decodable>(_: Value.Type, from data: Data) throws -> Value {
+    try decoder.decode(Value.self, from: data)
   }
 }
 

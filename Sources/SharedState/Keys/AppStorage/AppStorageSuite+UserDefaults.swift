@@ -1,13 +1,14 @@
 import Foundation
 import IssueReporting
 
-/// `UserDefaults`' names for reading a suite, for code written against `UserDefaults`: each
-/// returns what `UserDefaults` returns when nothing usable is stored (`false`, `0`, `nil`),
-/// and never throws. Use ``value(forKey:as:)-(_,Value.Type)`` to tell "nothing stored" from
-/// "stored something else".
+/// `UserDefaults`' names on a suite, for code written against `UserDefaults`: none of them
+/// throws. Readers return what `UserDefaults` returns when nothing usable is stored (`false`,
+/// `0`, `nil`); writers report a failure through IssueReporting (a test failure under test, a
+/// runtime warning in a program), where `UserDefaults` says nothing at all.
 ///
-/// Writing keeps this library's throwing ``set(_:forKey:)-(Value,_)``: a write that fails here
-/// is an error the caller should see, where `UserDefaults.set` says nothing.
+/// Use this library's own names to see failures as errors: ``value(forKey:as:)-(_,Value.Type)``
+/// tells "nothing stored" from "stored something else", ``write(_:forKey:)-(Value,_)`` and
+/// ``removeValue(forKey:)`` throw.
 extension AppStorageSuite {
   /// The Boolean stored under `key`; a number counts as `true` when it is not zero, a string
   /// when it is `"true"`, `"YES"` or `"1"`. `false` when nothing usable is stored.
@@ -71,13 +72,95 @@ extension AppStorageSuite {
     try? value(forKey: key, as: Data.self)
   }
 
+  /// What is stored under `key`, as the JSON value it is (a number, `Bool`, `String`, array or
+  /// dictionary), or `nil` when nothing is stored or the file is not JSON.
+  ///
+  /// JSON does not say which Swift type a value had: a `Date` comes back as its number of
+  /// seconds, a `URL` as its string. Read with a type (``value(forKey:as:)-(_,Value.Type)``)
+  /// to get the value back as it was stored.
+  public func object(forKey key: String) -> Any? {
+    guard
+      let file = try? storedFile(forKey: key),
+      case let .contents(data)? = try? file.read()
+    else { return nil }
+    return try? JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed)
+  }
+
+  /// What is stored under `key`, untyped: the same as ``object(forKey:)``.
+  public func value(forKey key: String) -> Any? {
+    object(forKey: key)
+  }
+
+  /// Stores `value` under `key`, as `UserDefaults.set(_:forKey:)`; a `nil` optional removes it.
+  ///
+  /// A failure (a key that cannot be a file name, a file that cannot be written) is reported
+  /// through IssueReporting rather than thrown; ``write(_:forKey:)-(Value,_)`` throws it.
+  ///
+  /// - Parameters:
+  ///   - value: The value to store.
+  ///   - key: The key's name.
+  ///   - fileID, filePath, line, column: Where a failure is reported; the caller's location.
+  public func set<Value: Codable & Sendable>(
+    _ value: Value,
+    forKey key: String,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) {
+    reportingFailure(fileID, filePath, line, column) { try write(value, forKey: key) }
+  }
+
+  /// Stores a `RawRepresentable` value under `key`, as its raw value; see
+  /// `set(_:forKey:)`.
+  public func set<Value: RawRepresentable & Sendable>(
+    _ value: Value,
+    forKey key: String,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) where Value.RawValue: Codable & Sendable {
+    reportingFailure(fileID, filePath, line, column) { try write(value, forKey: key) }
+  }
+
+  /// Stores a value that is `RawRepresentable` and `Codable` under `key`, as its raw value; see
+  /// `set(_:forKey:)`.
+  public func set<Value: RawRepresentable & Codable & Sendable>(
+    _ value: Value,
+    forKey key: String,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) where Value.RawValue: Codable & Sendable {
+    reportingFailure(fileID, filePath, line, column) { try write(value, forKey: key) }
+  }
+
   /// Removes the value stored under `key`, as `UserDefaults.removeObject(forKey:)`: a failure
   /// is reported through IssueReporting rather than thrown. See ``removeValue(forKey:)``.
-  public func removeObject(forKey key: String) {
+  public func removeObject(
+    forKey key: String,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) {
+    reportingFailure(fileID, filePath, line, column) { try removeValue(forKey: key) }
+  }
+
+  /// Runs `body` and reports what it throws at the caller's location.
+  private func reportingFailure(
+    _ fileID: StaticString,
+    _ filePath: StaticString,
+    _ line: UInt,
+    _ column: UInt,
+    _ body: () throws -> Void
+  ) {
     do {
-      try removeValue(forKey: key)
+      try body()
     } catch {
-      reportIssue(error)
+      reportIssue(error, fileID: fileID, filePath: filePath, line: line, column: column)
     }
   }
 }

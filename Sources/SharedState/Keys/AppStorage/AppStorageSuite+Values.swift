@@ -42,16 +42,19 @@ extension AppStorageSuite {
 
   /// Stores `value` under `key`, replacing the file atomically; a `nil` optional removes it.
   ///
+  /// This is the throwing form of `UserDefaults`' name `set(_:forKey:)`, which
+  /// reports a failure instead.
+  ///
   /// - Throws: ``AppStorageError`` for a key that cannot be a file name; ``FileStorageError``
   ///   when the value cannot be encoded or the file cannot be written.
-  public func set<Value: Codable & Sendable>(_ value: Value, forKey key: String) throws {
+  public func write<Value: Codable & Sendable>(_ value: Value, forKey key: String) throws {
     try set(value, forKey: key, format: .json)
   }
 
   /// Stores a `RawRepresentable` value under `key`, as its raw value.
   ///
-  /// - Throws: As ``set(_:forKey:)-(Value,_)``.
-  public func set<Value: RawRepresentable & Sendable>(
+  /// - Throws: As ``write(_:forKey:)-(Value,_)``.
+  public func write<Value: RawRepresentable & Sendable>(
     _ value: Value,
     forKey key: String
   ) throws where Value.RawValue: Codable & Sendable {
@@ -60,8 +63,8 @@ extension AppStorageSuite {
 
   /// Stores a value that is `RawRepresentable` and `Codable` under `key`, as its raw value.
   ///
-  /// - Throws: As ``set(_:forKey:)-(Value,_)``.
-  public func set<Value: RawRepresentable & Codable & Sendable>(
+  /// - Throws: As ``write(_:forKey:)-(Value,_)``.
+  public func write<Value: RawRepresentable & Codable & Sendable>(
     _ value: Value,
     forKey key: String
   ) throws where Value.RawValue: Codable & Sendable {
@@ -126,7 +129,7 @@ extension AppStorageSuite {
 
   // MARK: Implementation
 
-  private func storedFile(forKey key: String) throws(AppStorageError) -> any StoredFile {
+  func storedFile(forKey key: String) throws(AppStorageError) -> any StoredFile {
     storage.file(
       at: try filePath(forKey: key),
       durability: durability,

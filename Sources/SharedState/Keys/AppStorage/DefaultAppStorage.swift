@@ -30,3 +30,20 @@ private enum AppStorageSuiteDependencyKey: DependencyKey {
   static var testValue: AppStorageSuite { .temporary() }
   static var previewValue: AppStorageSuite { .inMemory() }
 }
+
+extension DependencyValues {
+  /// Whether app storage warns about key names that key-value observing cannot watch: kept so
+  /// that code written for swift-sharing compiles, and has no effect.
+  ///
+  /// swift-sharing warns about key names such as `"co.pointfree.isEnabled"` or `"@count"`,
+  /// because `UserDefaults` observes them less well. Here every key name is a file name in the
+  /// suite directory, watched like any other, so there is nothing to warn about.
+  public var appStorageKeyFormatWarningEnabled: Bool {
+    get { self[AppStorageKeyFormatWarningKey.self] }
+    set { self[AppStorageKeyFormatWarningKey.self] = newValue }
+  }
+}
+
+private enum AppStorageKeyFormatWarningKey: DependencyKey {
+  static let liveValue = true
+}

@@ -40,6 +40,10 @@ final class DiskFile: StoredFile, Sendable {
     self.durability = durability
   }
 
+  deinit {
+    disk.release()
+  }
+
   var path: String { disk.paths.target.string }
 
   fileprivate var known: FileKnowledge {
@@ -73,7 +77,7 @@ final class DiskFile: StoredFile, Sendable {
     return fresh.state == previous ? nil : fresh.state
   }
 
-  func readIfChangedSinceFirstRead() throws -> FileState? {
+  func readIfChangedUnprompted() throws -> FileState? {
     let previous = known.state
     // Missing then and now (one `fstatat`): a file appears whole (renamed into place), so there
     // is nothing to read.
@@ -89,8 +93,8 @@ final class DiskFile: StoredFile, Sendable {
   }
 
   func watch(_ onEvent: @escaping @Sendable (FileWatchEvent) -> Void) -> WatchToken {
-    // `self` is held by the registration until the token is cancelled; it holds no token, so
-    // there is no cycle.
+    // Strong, not weak (see DiskPath's registry): the token's owner decides how long the
+    // handle lives, and the handle holds nothing that leads back to the token.
     DirectoryWatcher.shared.watch(file: disk.paths.target) { [self] event in
       // Most replacements are this process's own writes, or ones the page already showed.
       if event == .replaced { judge(onEvent) } else { onEvent(event) }
@@ -118,8 +122,7 @@ extension DiskFile {
         return state.isRecheckScheduled
       }
       if isScheduled { return }
-      DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(10)) { [weak self] in
-        guard let self else { return }
+      DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(10)) { [self] in
         state.withLock { $0.isRecheckScheduled = false }
         if disk.check({ known }) != .unchanged { onEvent(.replaced) }
       }
@@ -164,13 +167,13 @@ private final class DiskFileTransaction: FileTransaction {
   func commit(_ state: FileState) throws {
     guard isHeld else { throw beginError ?? TransactionEnded(path: file.path) }
     let existing = try target.get()
-    let written = try file.disk.write(
+    try file.disk.write(
       state,
       replacing: existing,
       carryingPermissions: !targetIsOwn,
-      durability: file.durability
+      durability: file.durability,
+      record: { [file] written in file.remember(written, written: true) }
     )
-    file.remember(written, written: true)
     target = .success(nil)
     targetIsOwn = true
   }

@@ -16,10 +16,11 @@ protocol StoredFile: AnyObject, Sendable {
   /// or wrote (`nil` otherwise).
   func readIfChanged() throws -> FileState?
 
-  /// As ``readIfChanged()``, for the one read right after watching began (catching up with a
-  /// change made between the first read and the watch): as cheap as it can be, since a program
-  /// may open thousands of files at once, and it maps nothing.
-  func readIfChangedSinceFirstRead() throws -> FileState?
+  /// As ``readIfChanged()``, for a read that no event prompted: catching up right after watching
+  /// began (with a change made between the first read and the watch), or after events were lost.
+  /// As cheap as it can be, and it maps nothing: it may run for every open file at once, and a
+  /// program may open thousands.
+  func readIfChangedUnprompted() throws -> FileState?
 
   /// Begins a transaction: no other thread or process that uses this library writes the file
   /// until it ends, and the transaction says what changed since this handle last read or wrote.
@@ -39,7 +40,7 @@ protocol StoredFile: AnyObject, Sendable {
 }
 
 extension StoredFile {
-  func readIfChangedSinceFirstRead() throws -> FileState? {
+  func readIfChangedUnprompted() throws -> FileState? {
     try readIfChanged()
   }
 }

@@ -1,3 +1,4 @@
+import ConcurrencyExtras
 import Foundation
 
 /// A file system in memory, for tests and previews: files live only as long as it does, and
@@ -7,23 +8,35 @@ import Foundation
 /// change or remove one "from outside", as another process would; handles that watch the file
 /// are told on a background queue.
 public final class InMemoryFileSystem: Sendable {
-  private struct State {
-    var files: [String: Data] = [:]
-    var watchers: [String: [Int: @Sendable () -> Void]] = [:]
-    var nextWatcherID = 0
+  private struct Watchers {
+    var byPath: [String: [Int: @Sendable () -> Void]] = [:]
+    var nextID = 0
   }
 
-  // Recursive: a transaction's own reads and writes take it again on the same thread.
-  private let state = RecursiveLockIsolated(State())
-  // Changes are announced off the writer's thread, so that no lock is held across the call.
+  // The files, by file URL. A caller may hand in its own table and read or change it directly
+  // (``FileStorage/inMemory(fileSystem:async:asyncAfter:)``).
+  private let files: LockIsolated<[URL: Data]>
+  // Recursive, and also the lock of a transaction: a transaction's own reads and writes take it
+  // again on the same thread. Taken before `files`' lock, never after.
+  private let watchers = RecursiveLockIsolated(Watchers())
+  // Changes are announced off the writer's thread, so that no lock is held across the call;
+  // `schedule` then runs each watcher's work item (at once, unless the caller chose a scheduler).
   private let announcements = DispatchQueue(label: "SharedState.InMemoryFileSystem")
+  private let schedule: @Sendable (DispatchWorkItem) -> Void
 
   /// Creates an empty file system.
-  public init() {}
+  public convenience init() {
+    self.init(files: LockIsolated([:]), schedule: { $0.perform() })
+  }
+
+  init(files: LockIsolated<[URL: Data]>, schedule: @escaping @Sendable (DispatchWorkItem) -> Void) {
+    self.files = files
+    self.schedule = schedule
+  }
 
   /// The contents of the file at `path`, or `nil` when there is none.
   public func contents(atPath path: String) -> Data? {
-    state.withValue { $0.files[path] }
+    files.withValue { $0[Self.url(path)] }
   }
 
   /// Puts `data` at `path`, as another process would, and tells the file's watchers.
@@ -33,49 +46,54 @@ public final class InMemoryFileSystem: Sendable {
 
   /// Removes the file at `path`, as another process would, and tells the file's watchers.
   public func removeFile(atPath path: String) {
-    state.withValue { $0.files[path] = nil }
+    watchers.withValue { _ in files.withValue { $0[Self.url(path)] = nil } }
     announceChange(atPath: path)
   }
 
   /// The paths of every file.
   public var paths: [String] {
-    state.withValue { $0.files.keys.sorted() }
+    files.withValue { $0.keys.map(\.path).sorted() }
   }
 
   func read(atPath path: String) -> FileState {
-    state.withValue { state in state.files[path].map(FileState.contents) ?? .missing }
+    files.withValue { $0[Self.url(path)].map(FileState.contents) ?? .missing }
   }
 
   func write(_ data: Data, atPath path: String) {
-    state.withValue { $0.files[path] = data }
+    watchers.withValue { _ in files.withValue { $0[Self.url(path)] = data } }
     announceChange(atPath: path)
   }
 
   /// Takes the file system's lock for a transaction; the same thread may take it again.
   func lockExclusively() {
-    state.lock()
+    watchers.lock()
   }
 
   /// Releases what ``lockExclusively()`` took.
   func unlockExclusively() {
-    state.unlock()
+    watchers.unlock()
   }
 
   func watch(path: String, onChange: @escaping @Sendable () -> Void) -> WatchToken {
-    let id = state.withValue { state in
-      defer { state.nextWatcherID += 1 }
-      state.watchers[path, default: [:]][state.nextWatcherID] = onChange
-      return state.nextWatcherID
+    let id = watchers.withValue { watchers in
+      defer { watchers.nextID += 1 }
+      watchers.byPath[path, default: [:]][watchers.nextID] = onChange
+      return watchers.nextID
     }
-    return WatchToken { [state] in
-      state.withValue { _ = $0.watchers[path]?.removeValue(forKey: id) }
+    return WatchToken { [watchers] in
+      watchers.withValue { _ = $0.byPath[path]?.removeValue(forKey: id) }
     }
   }
 
   private func announceChange(atPath path: String) {
-    let watchers = state.withValue { Array(($0.watchers[path] ?? [:]).values) }
-    announcements.async {
-      for watcher in watchers { watcher() }
+    let toTell = watchers.withValue { Array(($0.byPath[path] ?? [:]).values) }
+    announcements.async { [schedule] in
+      for watcher in toTell { schedule(DispatchWorkItem(block: watcher)) }
     }
+  }
+
+  /// The key of the file at `path` in the table: a file URL, as `URL(fileURLWithPath:)` makes.
+  private static func url(_ path: String) -> URL {
+    URL(fileURLWithPath: path, isDirectory: false)
   }
 }

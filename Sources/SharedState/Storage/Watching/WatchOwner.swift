@@ -271,7 +271,9 @@ final class WatchOwner: WatchReading, @unchecked Sendable {
       }
       return []
     }
-    guard !name.isEmpty, plan.watchedDirectories.contains(path), !CompanionPaths.isCompanion(name) else {
+    // The name first: half of a write's events are about its scratch file, and a look-up by
+    // path hashes it byte by byte.
+    guard !name.isEmpty, !CompanionPaths.isCompanion(name), plan.watchedDirectories.contains(path) else {
       return []
     }
     // A file created empty is written next: its close or its rename into place is what counts.

@@ -1,0 +1,62 @@
+import Dependencies
+import Foundation
+import IssueReporting
+import SharedState
+import Testing
+
+/// The `UserDefaults` names that write and read a suite untyped: they never throw.
+@Suite("AppStorageSuite's UserDefaults writing names")
+struct UserDefaultsWritingTests {
+  @Dependency(\.defaultAppStorage) var suite
+
+  @Test func setStoresWithoutTryAndReachesSharedStateAtOnce() throws {
+    @Shared(.appStorage("count")) var count = 0
+    suite.set(3, forKey: "count")
+    #expect(count == 3)
+    #expect(try suite.value(forKey: "count", as: Int.self) == 3)
+    suite.set(Int?.none, forKey: "count")
+    #expect(count == 0)
+    #expect(try suite.value(forKey: "count", as: Int.self) == nil, "nil removes the file")
+  }
+
+  @Test func setReportsAFailureInsteadOfThrowing() throws {
+    let tooLong = String(repeating: "x", count: 10_000)
+    withKnownIssue {
+      suite.set(1, forKey: tooLong)
+    } matching: { issue in
+      (issue.error as? AppStorageError)?.reason == .keyNameTooLong
+    }
+    withKnownIssue {
+      suite.removeObject(forKey: tooLong)
+    } matching: { issue in
+      (issue.error as? AppStorageError)?.reason == .keyNameTooLong
+    }
+    #expect(throws: AppStorageError.self) { try suite.write(1, forKey: tooLong) }
+  }
+
+  @Test func objectIsTheStoredJSONValue() throws {
+    #expect(suite.object(forKey: "missing") == nil)
+    try suite.write(42, forKey: "count")
+    try suite.write("Blob", forKey: "name")
+    try suite.write(["a", "b"], forKey: "names")
+    #expect(suite.object(forKey: "count") as? Int == 42)
+    #expect(suite.value(forKey: "name") as? String == "Blob")
+    #expect(suite.object(forKey: "names") as? [String] == ["a", "b"])
+  }
+
+  @Test func keyNamesThatKeyValueObservingDislikesWorkWithoutAWarning() {
+    // Any issue reported here fails the test: there must be no warning to silence.
+    @Shared(.appStorage("co.pointfree.isEnabled")) var isEnabled = false
+    @Shared(.appStorage("@count")) var count = 0
+    suite.set(true, forKey: "co.pointfree.isEnabled")
+    suite.set(42, forKey: "@count")
+    #expect(isEnabled)
+    #expect(count == 42)
+    withDependencies {
+      $0.appStorageKeyFormatWarningEnabled = false
+    } operation: {
+      @Shared(.appStorage("@count")) var same = 0
+      #expect(same == 42)
+    }
+  }
+}
