@@ -95,8 +95,10 @@ def measure(open_keys):
 
 def slow_observer_delay(rounds):
     """The delivery of one key's change while another key's observer takes 100 ms, beside the
-    same delivery when no observer is busy, in one watching process; writes are renames by this
-    script, timed from its clock before the write to the watcher's print."""
+    same delivery when no observer is busy, in one watching process. Each change is one
+    `shared-demo ping --count 1` (timed from the writer's clock inside withLock to the watcher's
+    print); the slow key is written by `shared-demo set` just before (the ping's process starts
+    in about 20 ms, well inside the observer's 100 ms)."""
     suite = os.path.join(where, "watcher-slow")
     shutil.rmtree(suite, ignore_errors=True)
     for key in ("fast", "slow"):
@@ -108,17 +110,12 @@ def slow_observer_delay(rounds):
              "--slow-milliseconds", "100", "--timeout", "600"],
             stdout=out, stderr=subprocess.DEVNULL)
 
-    def replace(name, text):
-        staged = os.path.join(suite, "staged.tmp")
-        with open(staged, "w") as f:
-            f.write(text)
-        os.rename(staged, os.path.join(suite, name))
-
     def ping(out):
-        sent = time.time_ns()
-        replace("fast.json", f"{sent}\n")
-        line = wait_for_line(out, time.time() + 10, lambda l: l.rstrip().endswith(f" {sent}"))
-        return (int(line.split()[0]) - sent) / 1000
+        subprocess.run([demo, "ping", "--suite", suite, "--key", "fast", "--count", "1"],
+                       check=True, stdout=subprocess.DEVNULL)
+        line = wait_for_line(out, time.time() + 10, lambda l: len(l.split()) == 2 and int(l.split()[1]) > 10**18)
+        received, sent = (int(part) for part in line.split())
+        return (received - sent) / 1000
 
     quiet, busy = [], []
     try:
@@ -126,11 +123,10 @@ def slow_observer_delay(rounds):
             wait_for_line(out, time.time() + 60)
             for round in range(rounds):
                 quiet.append(ping(out))
-                time.sleep(0.01)
-                replace("slow.json", f"{round + 1}\n")
-                time.sleep(0.005)  # its observer has started its 100 ms
+                time.sleep(0.15)
+                subprocess.run([demo, "set", "--suite", suite, "--key", "slow", str(round + 1)], check=True)
                 busy.append(ping(out))
-                time.sleep(0.15)  # and has finished
+                time.sleep(0.15)  # the slow observer has finished
     finally:
         child.kill()
         child.wait()
