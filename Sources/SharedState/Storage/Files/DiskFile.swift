@@ -95,7 +95,12 @@ final class DiskFile: StoredFile, Sendable {
   func watch(_ onEvent: @escaping @Sendable (FileWatchEvent) -> Void) -> WatchToken {
     // Strong, not weak (see DiskPath's registry): the token's owner decides how long the
     // handle lives, and the handle holds nothing that leads back to the token.
-    DirectoryWatcher.shared.watch(file: disk.paths.target) { [self] event in
+    DirectoryWatcher.shared.watch(file: disk.paths.target, admitting: { [self] event in
+      // Judged on the thread that read the event, cheaply and without waiting: most
+      // replacements are this process's own writes or ones the page already showed, and
+      // dropped there they wake no other thread.
+      event != .replaced || disk.check({ known }, waiting: false) != .unchanged
+    }) { [self] event in
       // Most replacements are this process's own writes, or ones the page already showed.
       if event == .replaced { judge(onEvent) } else { onEvent(event) }
     }

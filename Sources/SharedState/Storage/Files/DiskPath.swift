@@ -670,18 +670,25 @@ final class DiskPath: @unchecked Sendable {
 
   /// Compares the page and the target name with what a handle knows: at most one `fstatat`.
   ///
-  /// - Parameter knowledge: What the handle knows, read after the page's sequence (so that a
-  ///   write of this process that just finished counts as known).
-  func check(_ knowledge: () -> FileKnowledge) -> Check {
+  /// - Parameters:
+  ///   - knowledge: What the handle knows, read after the page's sequence (so that a write of
+  ///     this process that just finished counts as known).
+  ///   - waiting: Whether to give a write under way a moment to finish; without it, such a write
+  ///     is `.busy` at once (unless it is the handle's own).
+  func check(_ knowledge: () -> FileKnowledge, waiting: Bool = true) -> Check {
     guard let page = currentPage(mapping: true) else { return .changed }
     // The exchange raises the event a few system calls before the writer finishes the page:
     // give it that long (two yields, then 20 µs pauses, about 0.1 ms in all), never a lock.
     var sequence = page.sequence
     for attempt in 0..<6 where sequence & 1 == 1 {
+      // The handle's own write, which it learns of before the page is finished (the write ends
+      // at the next sequence): nothing to wait for.
+      if knowledge().sequence == sequence &+ 1 { return .unchanged }
+      if !waiting { return .busy }
       if attempt < 2 { sched_yield() } else { usleep(20) }
       sequence = page.sequence
     }
-    if sequence & 1 == 1 { return .busy }
+    if sequence & 1 == 1 { return knowledge().sequence == sequence &+ 1 ? .unchanged : .busy }
     let known = knowledge()
     guard known.state != nil, sequence == known.sequence,
       case let .success(status) = lookUpTarget()

@@ -150,8 +150,17 @@ final class DirectoryWatcher: @unchecked Sendable {
   /// watch is in place, so that a read made afterwards still misses no change. A file whose
   /// directory is already watched returns at once, without waiting for the owner thread.
   ///
-  /// - Parameter target: An absolute, lexically normal path with a file name.
-  func watch(file target: FilePath, onEvent: @escaping @Sendable (FileWatchEvent) -> Void) -> WatchToken {
+  /// - Parameters:
+  ///   - target: An absolute, lexically normal path with a file name.
+  ///   - admits: Whether an event read for the file is worth delivering; called on the thread
+  ///     that read it, before anything is queued or another thread woken, so it must be quick
+  ///     and never wait (a look at the file's state, say). `nil`: every event is.
+  ///   - onEvent: Receives the events, as ``FileWatchEvent`` says.
+  func watch(
+    file target: FilePath,
+    admitting admits: (@Sendable (FileWatchEvent) -> Bool)? = nil,
+    onEvent: @escaping @Sendable (FileWatchEvent) -> Void
+  ) -> WatchToken {
     let directory = target.removingLastComponent()
     let name = target.lastComponent?.string ?? ""
     lock.lock()
@@ -166,7 +175,9 @@ final class DirectoryWatcher: @unchecked Sendable {
       wake()
     }
     // The entry's copy of the path: one string for all the directory's registrations.
-    let registration = FileWatchRegistration(watcher: self, directory: entry.path, name: name, onEvent: onEvent)
+    let registration = FileWatchRegistration(
+      watcher: self, directory: entry.path, name: name, admits: admits, onEvent: onEvent
+    )
     entry.files[name] = entry.files[name]?.adding(registration) ?? .one(registration)
     entry.count += 1
     let deadline = Date().addingTimeInterval(registrationWait.seconds)
@@ -284,11 +295,11 @@ final class DirectoryWatcher: @unchecked Sendable {
     }
   }
 
-  /// Queues `event` for the registrations of the file `name` in `directory`, and returns those
-  /// the caller must now deliver (see ``FileWatchRegistration/enqueue(_:)``).
+  /// Queues `event` for the registrations of the file `name` in `directory` that admit it, and
+  /// returns those the caller must now deliver (see ``FileWatchRegistration/enqueue(_:)``).
   func route(_ event: FileWatchEvent, directory: FilePath, name: String) -> [FileWatchRegistration] {
     guard let registrations = lock.withLock({ directories[directory]?.files[name] }) else { return [] }
-    return registrations.filter { $0.enqueue(event) }
+    return registrations.filter { $0.admits?(event) != false && $0.enqueue(event) }
   }
 
   /// Has every registration compare with the disk: events were lost.

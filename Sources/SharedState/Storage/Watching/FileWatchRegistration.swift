@@ -11,6 +11,9 @@ final class FileWatchRegistration: Sendable {
   let directory: FilePath
   /// The file's name in `directory`.
   let name: String
+  /// Whether an event read for the file is worth delivering (see
+  /// ``DirectoryWatcher/watch(file:admitting:onEvent:)``); `nil`: every event is.
+  let admits: (@Sendable (FileWatchEvent) -> Bool)?
   private let onEvent: @Sendable (FileWatchEvent) -> Void
 
   /// What waits to be delivered. A `Mutex` keeps it inline: a process may hold 10 000
@@ -24,8 +27,15 @@ final class FileWatchRegistration: Sendable {
     var isCancelled = false
   }
 
-  init(watcher: DirectoryWatcher, directory: FilePath, name: String, onEvent: @escaping @Sendable (FileWatchEvent) -> Void) {
+  init(
+    watcher: DirectoryWatcher,
+    directory: FilePath,
+    name: String,
+    admits: (@Sendable (FileWatchEvent) -> Bool)?,
+    onEvent: @escaping @Sendable (FileWatchEvent) -> Void
+  ) {
     self.watcher = watcher
+    self.admits = admits
     self.directory = directory
     self.name = name
     self.onEvent = onEvent
