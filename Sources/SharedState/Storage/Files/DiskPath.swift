@@ -626,6 +626,37 @@ final class DiskPath: @unchecked Sendable {
     return FileKnowledge(sequence: snapshot.sequence, identity: identity, state: state)
   }
 
+  /// Whether the target is provably still what `known` describes, judged without mapping the
+  /// page or taking a lock (a few system calls): the sequence, from the page when this process
+  /// has it mapped or else read from the lock file, is even and what `known` says, and the
+  /// identity at the target name is the same. `false` when in doubt.
+  func isProvablyUnchanged(since known: FileKnowledge) -> Bool {
+    guard known.state != nil else { return false }
+    let sequence: UInt64
+    if let page = currentPage(mapping: false) {
+      sequence = page.sequence
+    } else {
+      do {
+        let opened = try openRegularFile(paths.lock, writable: false)
+        defer { opened.descriptor.closeIgnoringFailure() }
+        var value: UInt64 = 0
+        let count = try withUnsafeMutableBytes(of: &value) { buffer throws -> Int in
+          try opened.descriptor.read(at: 0, into: buffer)
+        }
+        sequence = count == 8 ? UInt64(littleEndian: value) : 0
+      } catch let error as Errno where error == .noSuchFileOrDirectory {
+        // No lock file: no cooperating writer yet, as when `known` was read (sequence 0).
+        sequence = 0
+      } catch {
+        return false
+      }
+    }
+    guard sequence & 1 == 0, sequence == known.sequence, case let .success(status) = lookUpTarget() else {
+      return false
+    }
+    return status.map(FileIdentity.init) == known.identity
+  }
+
   /// Reads the target under a shared lock, so that no cooperating writer is rewriting it.
   func readLocked() throws -> FileKnowledge {
     if holder.load(ordering: .relaxed) == Self.currentThread {
