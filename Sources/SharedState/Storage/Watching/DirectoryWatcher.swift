@@ -130,7 +130,7 @@ final class DirectoryWatcher: @unchecked Sendable {
   // MARK: Guarded by `lock`
 
   private let lock = NSCondition()
-  private var directories: [FilePath: Directory] = [:]
+  private var directories: [PathKey: Directory] = [:]
   /// Bumped whenever a directory starts or stops being wanted.
   private var wantedRevision = 0
   private var owner: WatchOwner?
@@ -165,11 +165,11 @@ final class DirectoryWatcher: @unchecked Sendable {
     let name = target.lastComponent?.string ?? ""
     lock.lock()
     let entry: Directory
-    if let existing = directories[directory] {
+    if let existing = directories[PathKey(directory)] {
       entry = existing
     } else {
       entry = Directory(path: directory)
-      directories[directory] = entry
+      directories[PathKey(directory)] = entry
       wantedRevision += 1
       startOwnerIfNeeded()
       wake()
@@ -202,7 +202,7 @@ final class DirectoryWatcher: @unchecked Sendable {
   private func reportUnanswered(_ entry: Directory) {
     let registrations = lock.withLock { () -> [FileWatchRegistration] in
       entry.isTimeoutScheduled = false
-      guard entry.state == .pending, directories[entry.path] === entry else { return [] }
+      guard entry.state == .pending, directories[PathKey(entry.path)] === entry else { return [] }
       return Array(entry.files.values.joined())
     }
     let failure = WatchFailure(errno: nil, reason: "the file watcher did not answer within \(registrationTimeout)")
@@ -214,14 +214,14 @@ final class DirectoryWatcher: @unchecked Sendable {
     registration.cancel()
     lock.lock()
     defer { lock.unlock() }
-    guard let entry = directories[registration.directory],
+    guard let entry = directories[PathKey(registration.directory)],
       let registrations = entry.files[registration.name],
       registrations.contains(where: { $0 === registration })
     else { return }
     entry.files[registration.name] = registrations.removing(registration)
     entry.count -= 1
     if entry.count == 0 {
-      directories[registration.directory] = nil
+      directories[PathKey(registration.directory)] = nil
       wantedRevision += 1
       // Nothing waits for the removal: it happens when the owner next wakes.
       wake()
@@ -230,14 +230,14 @@ final class DirectoryWatcher: @unchecked Sendable {
 
   /// What the registrations of `directory` know of its watch; `nil` when it has none. For tests.
   func state(of directory: FilePath) -> DirectoryState? {
-    lock.withLock { directories[directory]?.state }
+    lock.withLock { directories[PathKey(directory)]?.state }
   }
 
   // MARK: The owner's side
 
   /// The directories wanted now, and the revision they stand for.
   func wantedDirectories() -> (revision: Int, directories: [FilePath]) {
-    lock.withLock { (wantedRevision, Array(directories.keys)) }
+    lock.withLock { (wantedRevision, directories.keys.map(\.path)) }
   }
 
   /// Whether the wanted directories changed since `revision`.
@@ -264,7 +264,7 @@ final class DirectoryWatcher: @unchecked Sendable {
     var deliveries: [(Registrations, FileWatchEvent)] = []
     lock.lock()
     for path in planned {
-      guard let entry = directories[path] else { continue }
+      guard let entry = directories[PathKey(path)] else { continue }
       let state = failures[path].map(DirectoryState.failed) ?? .watched
       var event: FileWatchEvent?
       switch state {
@@ -298,7 +298,7 @@ final class DirectoryWatcher: @unchecked Sendable {
   /// Queues `event` for the registrations of the file `name` in `directory` that admit it, and
   /// returns those the caller must now deliver (see ``FileWatchRegistration/enqueue(_:)``).
   func route(_ event: FileWatchEvent, directory: FilePath, name: String) -> [FileWatchRegistration] {
-    guard let registrations = lock.withLock({ directories[directory]?.files[name] }) else { return [] }
+    guard let registrations = lock.withLock({ directories[PathKey(directory)]?.files[name] }) else { return [] }
     return registrations.filter { $0.admits?(event) != false && $0.enqueue(event) }
   }
 

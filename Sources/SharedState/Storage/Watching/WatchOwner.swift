@@ -50,10 +50,17 @@ final class WatchOwner: WatchReading, @unchecked Sendable {
   private var libraryDescriptor: Int32 = -1
   private var hasStartedBefore = false
   private var wakeDescriptor: WatchDescriptor?
-  private var plan = WatchPlan(wanted: [], exists: { _ in false })
+  private var plan = WatchPlan(wanted: [], exists: { _ in false }) {
+    didSet { countsFilesOf = [:] }
+  }
   private var appliedRevision = -1
   private var watches: [FilePath: ActiveWatch] = [:]
-  private var pathsByDescriptor: [WatchDescriptor: FilePath] = [:]
+  private var pathsByDescriptor: [WatchDescriptor: FilePath] = [:] {
+    didSet { countsFilesOf = [:] }
+  }
+  /// Whether each watch's files' events count (its path is a watched directory of the plan),
+  /// learnt at its first event: asking the plan hashes the path, on every event.
+  private var countsFilesOf: [WatchDescriptor: Bool] = [:]
   /// The watch that served each wanted directory when last planned, to tell which ones changed.
   private var servingWatches: [FilePath: WatchDescriptor?] = [:]
   private var mustReplan = false
@@ -271,9 +278,8 @@ final class WatchOwner: WatchReading, @unchecked Sendable {
       }
       return []
     }
-    // The name first: half of a write's events are about its scratch file, and a look-up by
-    // path hashes it byte by byte.
-    guard !name.isEmpty, !CompanionPaths.isCompanion(name), plan.watchedDirectories.contains(path) else {
+    // The name first: half of a write's events are about its scratch file.
+    guard !name.isEmpty, !CompanionPaths.isCompanion(name), countsFiles(of: event.descriptor, at: path) else {
       return []
     }
     // A file created empty is written next: its close or its rename into place is what counts.
@@ -283,6 +289,14 @@ final class WatchOwner: WatchReading, @unchecked Sendable {
       return watcher.route(.replaced, directory: path, name: name)
     }
     return []
+  }
+
+  /// Whether the events of the files under the watch `descriptor` (on `path`) count.
+  private func countsFiles(of descriptor: WatchDescriptor, at path: FilePath) -> Bool {
+    if let known = countsFilesOf[descriptor] { return known }
+    let counts = plan.watchedDirectories.contains(path)
+    countsFilesOf[descriptor] = counts
+    return counts
   }
 
   // MARK: The file system
