@@ -178,6 +178,9 @@ struct PostgresMultiProcessTests {
   @Test func aServerThatCannotBeReachedIsOneClearSentence() async throws {
     try await PostgresServer.withServer { server in
       try server.stop()
+      // Held until the test ends, so that no other test's server starts on the freed port.
+      let heldPort = try server.holdPort()
+      defer { close(heldPort) }
       let get = try DemoProcess("get", "--postgres", server.url, "--key", "counter")
       #expect(try await get.waitForExit() == 1)
       let errors = try await get.allErrors(seconds: 120)

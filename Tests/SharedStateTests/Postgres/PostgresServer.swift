@@ -131,6 +131,31 @@ final class PostgresServer: Sendable {
     return output.trimmingCharacters(in: .whitespacesAndNewlines)
   }
 
+  /// Binds a socket to this server's port, without listening: until it is closed, no other
+  /// server can take the port, and connecting to it is refused at once. For a stopped server.
+  ///
+  /// - Returns: The socket's descriptor, to close.
+  func holdPort() throws -> Int32 {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw PostgresServerError("socket() failed") }
+    var yes: Int32 = 1
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = UInt16(port).bigEndian
+    let bound = withUnsafePointer(to: &address) { pointer in
+      pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+        bind(fd, socketAddress, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+      }
+    }
+    guard bound else {
+      close(fd)
+      throw PostgresServerError("port \(port) was taken as soon as the server stopped")
+    }
+    return fd
+  }
+
   /// A port nobody listens on now: the kernel's choice for a socket bound to port 0.
   private static func freePort() throws -> Int {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
