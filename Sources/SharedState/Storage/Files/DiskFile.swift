@@ -102,7 +102,9 @@ final class DiskFile: StoredFile, Sendable {
       // Judged on the thread that read the event, cheaply and without waiting: most
       // replacements are this process's own writes or ones the page already showed, and
       // dropped there they wake no other thread.
-      event != .replaced || disk.check({ known }, waiting: false) != .unchanged
+      // A key whose page is not mapped yet is admitted: mapping it is the delivering thread's
+      // work, not the reading's.
+      event != .replaced || disk.check({ known }, waiting: false, mapping: false) != .unchanged
     }) { [self] event in
       // Most replacements are this process's own writes, or ones the page already showed.
       if event == .replaced { judge(onEvent) } else { onEvent(event) }

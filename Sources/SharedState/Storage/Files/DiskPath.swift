@@ -449,13 +449,25 @@ final class DiskPath: @unchecked Sendable {
     do {
       let identity = try replaceTarget(with: data, scratch: scratch, durability: durability)
       let written = FileKnowledge(sequence: sequence, identity: identity, state: state)
-      record(written)
-      page?.finishWrite(sequence: sequence, identity: identity, state: state)
-      if page == nil { try storeSequence(sequence) }
+      try publish(written, page: page, record: record)
       return written
     } catch {
       abandonSequence(sequence, page)
       throw error
+    }
+  }
+
+  /// Ends a write that succeeded: the handle records it, then the page (or, without one, the
+  /// lock file's sequence) says it is over. Without a page, recording waits for the sequence to
+  /// be stored: a write whose sequence cannot be stored is reported as failed, and must not be
+  /// known as the handle's own.
+  private func publish(_ written: FileKnowledge, page: CoordinationPage?, record: (FileKnowledge) -> Void) throws {
+    if let page {
+      record(written)
+      page.finishWrite(sequence: written.sequence, identity: written.identity, state: written.state ?? .missing)
+    } else {
+      try storeSequence(written.sequence)
+      record(written)
     }
   }
 
@@ -524,9 +536,7 @@ final class DiskPath: @unchecked Sendable {
       atTarget = nil
       if durability == .flushedToDisk { try synchronizeDirectory() }
       let written = FileKnowledge(sequence: sequence, identity: nil, state: .missing)
-      record(written)
-      page?.finishWrite(sequence: sequence, identity: nil, state: .missing)
-      if page == nil { try storeSequence(sequence) }
+      try publish(written, page: page, record: record)
       return written
     } catch {
       abandonSequence(sequence, page)
@@ -706,24 +716,33 @@ final class DiskPath: @unchecked Sendable {
   ///     this process that just finished counts as known).
   ///   - waiting: Whether to give a write under way a moment to finish; without it, such a write
   ///     is `.busy` at once (unless it is the handle's own).
-  func check(_ knowledge: () -> FileKnowledge, waiting: Bool = true) -> Check {
-    guard let page = currentPage(mapping: true) else { return .changed }
+  ///   - mapping: Whether to map the page if this process has not yet (without: `.changed`).
+  func check(_ knowledge: () -> FileKnowledge, waiting: Bool = true, mapping: Bool = true) -> Check {
+    guard let page = currentPage(mapping: mapping) else { return .changed }
     // The exchange raises the event a few system calls before the writer finishes the page:
     // give it that long (two yields, then 20 µs pauses, about 0.1 ms in all), never a lock.
     var sequence = page.sequence
     for attempt in 0..<6 where sequence & 1 == 1 {
-      // The handle's own write, which it learns of before the page is finished (the write ends
-      // at the next sequence): nothing to wait for.
-      if knowledge().sequence == sequence &+ 1 { return .unchanged }
+      if let own = ownWriteUnderWay(ending: sequence &+ 1, knowledge()) { return own }
       if !waiting { return .busy }
       if attempt < 2 { sched_yield() } else { usleep(20) }
       sequence = page.sequence
     }
-    if sequence & 1 == 1 { return knowledge().sequence == sequence &+ 1 ? .unchanged : .busy }
+    if sequence & 1 == 1 { return ownWriteUnderWay(ending: sequence &+ 1, knowledge()) ?? .busy }
     let known = knowledge()
     guard known.state != nil, sequence == known.sequence,
       case let .success(status) = lookUpTarget()
     else { return .changed }
+    return status.map(FileIdentity.init) == known.identity ? .unchanged : .changed
+  }
+
+  /// The verdict on a write under way that is the handle's own (it learns of it before the page
+  /// is finished, at the sequence the write ends at): unchanged while the target name holds what
+  /// that write put there, changed when a program that takes no lock replaced it since. `nil`
+  /// when the write under way is someone else's.
+  private func ownWriteUnderWay(ending sequence: UInt64, _ known: FileKnowledge) -> Check? {
+    guard known.sequence == sequence else { return nil }
+    guard case let .success(status) = lookUpTarget() else { return .changed }
     return status.map(FileIdentity.init) == known.identity ? .unchanged : .changed
   }
 }

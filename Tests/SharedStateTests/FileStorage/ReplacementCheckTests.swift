@@ -1,0 +1,45 @@
+import Foundation
+import SystemPackage
+import Testing
+
+@testable import SharedState
+
+/// How a watcher judges a replacement it hears of, from the coordination page and the entry at
+/// the target name, without the lock.
+@Suite("File storage: judging a replacement")
+struct ReplacementCheckTests {
+  @Test func aReplacementDuringTheHandlesOwnWriteIsNotTakenForIt() throws {
+    let directory = try TemporaryDirectory()
+    let target = FilePath(directory.path("value.json"))
+    let permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead]
+    let file = DiskFile(
+      path: target, durability: .atomic, filePermissions: permissions,
+      directoryPermissions: [.ownerReadWriteExecute]
+    )
+    let written = file.beginTransaction()
+    try written.commit(.contents(Data("1\n".utf8)))
+    written.end()
+
+    // The handle's next write, half done: the page's sequence is odd, and the handle already
+    // knows where the write ends and what it put at the target name (DiskPath.write records it
+    // before it finishes the page).
+    let lock = try FileDescriptor.open(FilePath(directory.path(".value.json.sharedstate-lock")), .readWrite)
+    defer { try? lock.close() }
+    let page = try #require(CoordinationPage.map(lock, status: try lock.status()))
+    let ending = page.beginWrite()
+    defer { page.abandonWrite(sequence: ending) }
+    let disk = DiskPath.forTarget(target, filePermissions: permissions, directoryPermissions: [.ownerReadWriteExecute])
+    defer { disk.release() }
+    let own = FileKnowledge(
+      sequence: ending, identity: FileIdentity(try target.entryStatus()), state: .contents(Data("1\n".utf8))
+    )
+    #expect(disk.check({ own }, waiting: false) == .unchanged)
+
+    // A program that takes no lock replaces the file in that moment: that is a change.
+    let staged = directory.path("staged.json")
+    try Data("5\n".utf8).write(to: URL(fileURLWithPath: staged))
+    #expect(rename(staged, target.string) == 0)
+    #expect(disk.check({ own }, waiting: false) == .changed)
+    #expect(disk.check({ own }, waiting: true) == .changed)
+  }
+}
