@@ -15,7 +15,8 @@ import Foundation
 /// still holds up nobody, since someone else reads meanwhile. Other deliveries wait in a queue
 /// that idle threads take from.
 ///
-/// Threads beyond the first leave after `idleLifetime` without work.
+/// Threads beyond the first leave after `idleLifetime` without work; there are never more than
+/// `maximumThreads`.
 ///
 /// `@unchecked Sendable`: every mutable property is only touched with `lock` held.
 final class DeliveryThreads: @unchecked Sendable {
@@ -135,19 +136,33 @@ final class DeliveryThreads: @unchecked Sendable {
   }
 
   /// Reads events until one leaves registrations to deliver; then hands the reading on and
-  /// delivers the first of them on this thread.
+  /// delivers the first of them on this thread. When no other thread can take the reading (none
+  /// idle, and the pool at its maximum: slow handles hold them all), it queues every delivery
+  /// and goes on reading instead, so that the pool never grows past its maximum.
   private func lead(_ reading: any WatchReading) {
-    var ready: [FileWatchRegistration] = []
-    while ready.isEmpty {
-      ready = reading.readEvents()
+    while true {
+      var ready: [FileWatchRegistration] = []
+      while ready.isEmpty {
+        ready = reading.readEvents()
+      }
+      let (handsOn, wakes) = lock.withLock { () -> (Bool, [Wake]) in
+        let handsOn = idle > wakeups || threads < maximumThreads
+        var wakes: [Wake] = []
+        if handsOn {
+          isReadingVacant = true
+          wakes.append(wakeOne(evenAboveMaximum: false))
+        }
+        let queued = handsOn ? ready.dropFirst() : ready[...]
+        pending.append(contentsOf: queued)
+        wakes += queued.map { _ in wakeOne(evenAboveMaximum: false) }
+        return (handsOn, wakes)
+      }
+      for wake in wakes { wake.perform(self) }
+      if handsOn {
+        ready[0].deliverPending()
+        return
+      }
     }
-    let wakes = lock.withLock { () -> [Wake] in
-      pending.append(contentsOf: ready.dropFirst())
-      isReadingVacant = true
-      return [wakeOne(evenAboveMaximum: true)] + ready.dropFirst().map { _ in wakeOne(evenAboveMaximum: false) }
-    }
-    for wake in wakes { wake.perform(self) }
-    ready[0].deliverPending()
   }
 }
 

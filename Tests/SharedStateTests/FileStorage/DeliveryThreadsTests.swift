@@ -1,0 +1,76 @@
+import Foundation
+import Synchronization
+import SystemPackage
+import Testing
+
+@testable import SharedState
+
+/// The pool that reads the watcher's events and delivers them.
+@Suite("Watching: delivery threads")
+struct DeliveryThreadsTests {
+  @Test func slowDeliveriesNeverTakeMoreThreadsThanTheMaximum() async throws {
+    let pool = DeliveryThreads(idleLifetime: 60, maximumThreads: 3)
+    let release = DispatchSemaphore(value: 0)
+    let deliveries = Mutex((running: 0, most: 0, finished: 0))
+    let events = TwelveEvents { _ in
+      deliveries.withLock {
+        $0.running += 1
+        $0.most = max($0.most, $0.running)
+      }
+      release.wait()
+      deliveries.withLock {
+        $0.running -= 1
+        $0.finished += 1
+      }
+    }
+    pool.startReading(events)
+    // Every event read, each delivery blocked until released: the reading goes on, and the
+    // deliveries wait for a thread instead of each taking a new one.
+    try await waitUntil { events.allRead }
+    try await waitUntil { deliveries.withLock { $0.running } >= 2 }
+    #expect(deliveries.withLock { $0.most } <= 3)
+    for _ in 0..<12 { release.signal() }
+    try await waitUntil { deliveries.withLock { $0.finished } == 12 }
+    #expect(deliveries.withLock { $0.most } <= 3)
+  }
+
+  /// Checks `condition` every millisecond until it holds; fails after 20 s.
+  private func waitUntil(_ condition: @escaping @Sendable () -> Bool) async throws {
+    try await withTimeout(seconds: 20) {
+      while !condition() { try await Task.sleep(for: .milliseconds(1)) }
+    }
+  }
+}
+
+/// A reading that yields one event for each of twelve files, each of which a slow handle
+/// delivers, then waits for good (the pool's leading thread stays blocked in it, as a real
+/// reading waits for inotify).
+private final class TwelveEvents: WatchReading {
+  private let registrations: [FileWatchRegistration]
+  private let handedOut = Mutex(0)
+  private let never = DispatchSemaphore(value: 0)
+
+  init(onEvent: @escaping @Sendable (FileWatchEvent) -> Void) {
+    let watcher = DirectoryWatcher()
+    registrations = (0..<12).map { index in
+      FileWatchRegistration(
+        watcher: watcher, directory: FilePath("/nowhere"), name: "file\(index)", admits: nil, onEvent: onEvent
+      )
+    }
+  }
+
+  var allRead: Bool { handedOut.withLock { $0 } == registrations.count }
+
+  func readEvents() -> [FileWatchRegistration] {
+    let next = handedOut.withLock { count -> FileWatchRegistration? in
+      guard count < registrations.count else { return nil }
+      defer { count += 1 }
+      return registrations[count]
+    }
+    guard let next else {
+      never.wait()
+      return []
+    }
+    return next.enqueue(.replaced) ? [next] : []
+  }
+}
