@@ -125,6 +125,10 @@ final class TrackedChanges: @unchecked Sendable {
   }
 
   /// Changes `root`'s snapshot (taken now when there is none) through `update`.
+  ///
+  /// `update` runs outside `lock` (it may read shared state, which may record here): asserting
+  /// is meant for one thread at a time, as a test store does it; two threads changing the same
+  /// snapshot at once may lose one change.
   func updateSnapshot<R>(of root: any RootReference, _ update: (inout Any) throws -> R) rethrows -> R {
     let id = ObjectIdentifier(root)
     var snapshot = lock.withLock { entries[id]?.snapshot } ?? root.anyValue

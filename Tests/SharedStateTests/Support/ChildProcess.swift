@@ -52,7 +52,11 @@ final class ChildProcess: Sendable {
     var allSignals = sigset_t()
     sigfillset(&allSignals)
     posix_spawnattr_setsigdefault(&attributes, &allSignals)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+    // A process group of its own, so that ending it can end what it started.
+    posix_spawnattr_setpgroup(&attributes, 0)
+    posix_spawnattr_setflags(
+      &attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP)
+    )
 
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
@@ -66,7 +70,9 @@ final class ChildProcess: Sendable {
         posix_spawn_file_actions_addopen(&actions, stream, path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
       }
     }
-    test_support_spawn_closes_from(&actions, 3)
+    guard test_support_spawn_closes_from(&actions, 3) == 0 else {
+      throw SpawnFailed(path: path, code: errno)
+    }
 
     let argv = ([path] + arguments).map { strdup($0) } + [nil]
     defer { argv.forEach { free($0) } }
@@ -117,6 +123,14 @@ final class ChildProcess: Sendable {
   func signal(_ signal: Int32) {
     reapedStatus.withLock { reaped in
       if reaped == nil { _ = kill(processIdentifier, signal) }
+    }
+  }
+
+  /// Sends `signal` to the program and every process it started (its process group), unless
+  /// the program has ended.
+  func signalGroup(_ signal: Int32) {
+    reapedStatus.withLock { reaped in
+      if reaped == nil { _ = kill(-processIdentifier, signal) }
     }
   }
 

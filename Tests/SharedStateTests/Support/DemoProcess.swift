@@ -36,7 +36,14 @@ final class DemoProcess: Sendable {
     // write ends, and this process closes its copies once the child runs, so that each reader
     // sees the end of its output when the child ends.
     let output = try Self.makePipe()
-    let errors = try Self.makePipe()
+    let errors: (read: Int32, write: Int32)
+    do {
+      errors = try Self.makePipe()
+    } catch {
+      close(output.read)
+      close(output.write)
+      throw error
+    }
     defer {
       close(output.write)
       close(errors.write)
@@ -99,8 +106,9 @@ final class DemoProcess: Sendable {
   }
 
   deinit {
-    // SIGKILL: a test that ends early must not leave a worker running, holding files or locks.
-    child.signal(SIGKILL)
+    // SIGKILL, to the child's whole process group (a shell's children too): a test that ends
+    // early must not leave a worker running, holding files, locks or this process's pipes.
+    child.signalGroup(SIGKILL)
   }
 }
 

@@ -9,7 +9,7 @@ import SystemPackage
 /// ## Parts
 ///
 /// - ``DirectoryWatcher`` (this type): the registrations, shared between the threads that
-///   register and the owner thread, and the one lock that guards them.
+///   register and the thread that reads events, and the one lock that guards them.
 /// - ``WatchOwner``: the reading of events, the one caller of libinotifytools (its state is
 ///   process-global and unlocked): it applies a ``WatchPlan``, waits for events and routes them
 ///   here. ``DeliveryThreads`` runs it on one thread at a time, the leader.
@@ -49,13 +49,13 @@ final class DirectoryWatcher: @unchecked Sendable {
   /// The watcher every key uses.
   static let shared = DirectoryWatcher()
 
-  /// The longest a registration waits for the owner thread to watch a new directory (it answers
+  /// The longest a registration waits for the reading thread (``WatchOwner``) to watch a new directory (it answers
   /// within microseconds on a quiet machine). Past it, the registration returns, and hears
   /// ``FileWatchEvent/resynchronize`` once the watch is in place: the threads that register are
   /// often the few of Swift's cooperative pool, which must not stay blocked.
   let registrationWait: Duration
 
-  /// How long the owner thread may take to watch a new directory before its registrations hear
+  /// How long the reading thread may take to watch a new directory before its registrations hear
   /// ``FileWatchEvent/unwatched(_:)`` (and, later, ``FileWatchEvent/resynchronize``).
   let registrationTimeout: Duration
 
@@ -148,7 +148,7 @@ final class DirectoryWatcher: @unchecked Sendable {
   /// once it has failed, which `onEvent` then hears as ``FileWatchEvent/unwatched(_:)``; and never
   /// later than ``registrationWait``: then `onEvent` hears ``FileWatchEvent/resynchronize`` once the
   /// watch is in place, so that a read made afterwards still misses no change. A file whose
-  /// directory is already watched returns at once, without waiting for the owner thread.
+  /// directory is already watched returns at once, without waiting for the reading thread.
   ///
   /// - Parameters:
   ///   - target: An absolute, lexically normal path with a file name.
@@ -313,7 +313,7 @@ final class DirectoryWatcher: @unchecked Sendable {
     lock.withLock { wakeFile }
   }
 
-  /// Wakes the owner thread out of its wait for an event.
+  /// Wakes the reading thread out of its wait for an event.
   func wakeOwner() {
     lock.withLock { wake() }
   }

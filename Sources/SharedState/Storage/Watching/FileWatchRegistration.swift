@@ -2,7 +2,8 @@ import Synchronization
 import SystemPackage
 
 /// One handle's registration with the ``DirectoryWatcher``: it receives the events of one file
-/// and delivers them, one at a time and coalesced, away from the watcher's owner thread.
+/// and delivers them, one at a time and coalesced, on a thread that is not reading events
+/// (the one that read the event, once it has handed the reading on, or another of the pool).
 ///
 final class FileWatchRegistration: Sendable {
   /// The watcher it is registered with.
@@ -45,10 +46,11 @@ final class FileWatchRegistration: Sendable {
   /// absorbs ``FileWatchEvent/replaced``, ``FileWatchEvent/resynchronize`` absorbs both, and an
   /// ``FileWatchEvent/unwatched(_:)`` is delivered before any change that follows it.
   ///
-  /// Cheap and non-blocking: the watcher's owner thread calls it for every event it routes.
+  /// Cheap and non-blocking; for events that do not come from the reading (a resynchronize, a
+  /// watch that failed), whose delivery goes to the pool.
   func post(_ event: FileWatchEvent) {
     if enqueue(event) {
-      // Off the owner thread; at most one delivery of a registration is scheduled at a time,
+      // On the pool; at most one delivery of a registration is scheduled at a time,
       // so its events arrive one after the other.
       DeliveryThreads.shared.schedule(self)
     }

@@ -8,8 +8,9 @@ import SystemPackage
 
 /// Typed calls into libinotifytools (Debian 3.22.6).
 ///
-/// The library's state is process-global and unlocked: only the watcher's owner thread
-/// (``WatchOwner``) may call these. Each call documents the C function it makes.
+/// The library's state is process-global and unlocked: only the thread that reads events
+/// (``WatchOwner``, run by one thread of ``DeliveryThreads`` at a time, the lead passing under
+/// that pool's lock) may call these. Each call documents the C function it makes.
 enum InotifyTools {
   /// Starts the library: opens its inotify descriptor, and returns it.
   ///
