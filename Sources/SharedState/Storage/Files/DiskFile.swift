@@ -101,9 +101,8 @@ final class DiskFile: StoredFile, Sendable {
     DirectoryWatcher.shared.watch(file: disk.paths.target, admitting: { [self] event in
       // Judged on the thread that read the event, cheaply and without waiting: most
       // replacements are this process's own writes or ones the page already showed, and
-      // dropped there they wake no other thread.
-      // A key whose page is not mapped yet is admitted: mapping it is the delivering thread's
-      // work, not the reading's.
+      // dropped there they wake no other thread. A key whose page is not mapped yet is
+      // admitted: mapping it is the delivering thread's work, not the reading's.
       event != .replaced || disk.check({ known }, waiting: false, mapping: false) != .unchanged
     }) { [self] event in
       // Most replacements are this process's own writes, or ones the page already showed.
