@@ -65,16 +65,11 @@ final class DiskFile: StoredFile, Sendable {
   func read() throws -> FileState {
     // At load: the page is used when this process has it already, never mapped for a read alone
     // (a program may open thousands of keys).
-    let fresh = try disk.readFromPage(mapping: false) ?? disk.readLocked()
-    remember(fresh)
-    return fresh.state ?? .missing
+    try readAndRemember(mapping: false).state ?? .missing
   }
 
   func readIfChanged() throws -> FileState? {
-    let previous = known.state
-    let fresh = try disk.readFromPage(mapping: true) ?? disk.readLocked()
-    remember(fresh)
-    return fresh.state == previous ? nil : fresh.state
+    try readAgain(since: known.state, mapping: true)
   }
 
   func readIfChangedUnprompted() throws -> FileState? {
@@ -86,8 +81,20 @@ final class DiskFile: StoredFile, Sendable {
     // calls rather than eleven).
     if disk.isProvablyUnchanged(since: known) { return nil }
     // Not `readIfChanged()`: that maps the page, a page per key for a program that opens many.
-    let fresh = try disk.readFromPage(mapping: false) ?? disk.readLocked()
+    return try readAgain(since: previous, mapping: false)
+  }
+
+  /// Reads the file, from the page when it provably describes the target (mapping it first
+  /// when `mapping`), otherwise under the shared lock; and remembers what it read.
+  private func readAndRemember(mapping: Bool) throws -> FileKnowledge {
+    let fresh = try disk.readFromPage(mapping: mapping) ?? disk.readLocked()
     remember(fresh)
+    return fresh
+  }
+
+  /// What the file holds now, when it differs from `previous`.
+  private func readAgain(since previous: FileState?, mapping: Bool) throws -> FileState? {
+    let fresh = try readAndRemember(mapping: mapping)
     return fresh.state == previous ? nil : fresh.state
   }
 

@@ -307,8 +307,13 @@ final class DiskPath: @unchecked Sendable {
   private func lockedSequence() -> UInt64 {
     if let page = currentPage(mapping: false) { return page.sequence }
     guard let descriptor = lockDescriptor else { return 0 }
+    return (try? Self.storedSequence(in: descriptor)) ?? 0
+  }
+
+  /// The sequence that the first 8 bytes of a lock file hold (0 when it is shorter).
+  private static func storedSequence(in descriptor: FileDescriptor) throws -> UInt64 {
     var value: UInt64 = 0
-    let count = try? withUnsafeMutableBytes(of: &value) { buffer throws -> Int in
+    let count = try withUnsafeMutableBytes(of: &value) { buffer throws -> Int in
       try descriptor.read(at: 0, into: buffer)
     }
     return count == 8 ? UInt64(littleEndian: value) : 0
@@ -628,12 +633,11 @@ final class DiskPath: @unchecked Sendable {
     guard let page = currentPage(mapping: mapping),
       let snapshot = page.snapshot(includingContents: true, attempts: 4),
       let description = snapshot.description, let state = description.state,
-      case let .success(status) = lookUpTarget()
+      targetHolds(description.identity),
+      // The sequence again: no write began between the snapshot and the `fstatat`.
+      page.sequence == snapshot.sequence
     else { return nil }
-    let identity = status.map(FileIdentity.init)
-    // The sequence again: no write began between the snapshot and the `fstatat`.
-    guard identity == description.identity, page.sequence == snapshot.sequence else { return nil }
-    return FileKnowledge(sequence: snapshot.sequence, identity: identity, state: state)
+    return FileKnowledge(sequence: snapshot.sequence, identity: description.identity, state: state)
   }
 
   /// Whether the target is provably still what `known` describes, judged without mapping the
@@ -649,11 +653,7 @@ final class DiskPath: @unchecked Sendable {
       do {
         let opened = try openRegularFile(paths.lock, writable: false)
         defer { opened.descriptor.closeIgnoringFailure() }
-        var value: UInt64 = 0
-        let count = try withUnsafeMutableBytes(of: &value) { buffer throws -> Int in
-          try opened.descriptor.read(at: 0, into: buffer)
-        }
-        sequence = count == 8 ? UInt64(littleEndian: value) : 0
+        sequence = try Self.storedSequence(in: opened.descriptor)
       } catch let error as Errno where error == .noSuchFileOrDirectory {
         // No lock file: no cooperating writer yet, as when `known` was read (sequence 0).
         sequence = 0
@@ -661,10 +661,7 @@ final class DiskPath: @unchecked Sendable {
         return false
       }
     }
-    guard sequence & 1 == 0, sequence == known.sequence, case let .success(status) = lookUpTarget() else {
-      return false
-    }
-    return status.map(FileIdentity.init) == known.identity
+    return sequence & 1 == 0 && sequence == known.sequence && targetHolds(known.identity)
   }
 
   /// Reads the target under a shared lock, so that no cooperating writer is rewriting it.
@@ -730,10 +727,7 @@ final class DiskPath: @unchecked Sendable {
     }
     if sequence & 1 == 1 { return ownWriteUnderWay(ending: sequence &+ 1, knowledge()) ?? .busy }
     let known = knowledge()
-    guard known.state != nil, sequence == known.sequence,
-      case let .success(status) = lookUpTarget()
-    else { return .changed }
-    return status.map(FileIdentity.init) == known.identity ? .unchanged : .changed
+    return known.state != nil && sequence == known.sequence && targetHolds(known.identity) ? .unchanged : .changed
   }
 
   /// The verdict on a write under way that is the handle's own (it learns of it before the page
@@ -742,8 +736,14 @@ final class DiskPath: @unchecked Sendable {
   /// when the write under way is someone else's.
   private func ownWriteUnderWay(ending sequence: UInt64, _ known: FileKnowledge) -> Check? {
     guard known.sequence == sequence else { return nil }
-    guard case let .success(status) = lookUpTarget() else { return .changed }
-    return status.map(FileIdentity.init) == known.identity ? .unchanged : .changed
+    return targetHolds(known.identity) ? .unchanged : .changed
+  }
+
+  /// Whether the entry at the target name is the one `identity` names (`nil`: none); `false`
+  /// when it cannot be looked up. One `fstatat`.
+  private func targetHolds(_ identity: FileIdentity?) -> Bool {
+    guard case let .success(status) = lookUpTarget() else { return false }
+    return status.map(FileIdentity.init) == identity
   }
 }
 
