@@ -76,36 +76,23 @@ final class FileKeySubscription<Value: Sendable>: Sendable {
 
   /// Delivers what the file holds now, if it differs from what the handle last saw.
   func deliverChange() {
-    subscriber.yieldLatest {
-      do {
-        return try key.file.readIfChanged().map(key.decoded)
-      } catch {
-        return .failure(FileStorageError(.unreadable, path: key.path, underlying: error))
-      }
-    }
+    deliver { try key.file.readIfChanged() }
   }
 
   /// As ``deliverChange()``, when no event about the file prompted it (catching up, events
   /// lost): see ``StoredFile/readIfChangedUnprompted()``.
   private func deliverUnpromptedChange() {
-    subscriber.yieldLatest {
-      do {
-        return try key.file.readIfChangedUnprompted().map(key.decoded)
-      } catch {
-        return .failure(FileStorageError(.unreadable, path: key.path, underlying: error))
-      }
-    }
+    deliver { try key.file.readIfChangedUnprompted() }
   }
 
   /// Delivers what the file holds now, read in full: after a time unwatched (which also clears
   /// the error that said so), and after a write of this process's suite API.
   func deliverRead() {
-    subscriber.yieldLatest {
-      do {
-        return key.decoded(try key.file.read())
-      } catch {
-        return .failure(FileStorageError(.unreadable, path: key.path, underlying: error))
-      }
-    }
+    deliver { try key.file.read() }
+  }
+
+  /// Delivers what `read` finds, under the reference's lock.
+  private func deliver(_ read: () throws -> FileState?) {
+    subscriber.yieldLatest { key.decodedRead(read) }
   }
 }

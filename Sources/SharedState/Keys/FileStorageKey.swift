@@ -126,11 +126,7 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   /// Reads and decodes the file; a missing file keeps the default value.
   public func load(context: LoadContext<Value>, continuation: LoadContinuation<Value>) {
     parts.hasLoaded.store(true, ordering: .releasing)
-    do {
-      continuation.resume(with: decoded(try file.read()))
-    } catch {
-      continuation.resume(throwing: FileStorageError(.unreadable, path: path, underlying: error))
-    }
+    continuation.resume(with: decodedRead { try file.read() } ?? .success(nil))
   }
 
   /// Watches the file's directory and delivers each change another process or program makes.
@@ -176,6 +172,16 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
       try transaction.commit(try encode(value).map(FileState.contents) ?? .missing)
     } catch {
       throw FileStorageError(.unwritable, path: path, underlying: error)
+    }
+  }
+
+  /// What `read` finds, decoded (see ``decoded(_:)``), or its failure as an unreadable
+  /// ``FileStorageError``; `nil` when `read` finds nothing new.
+  func decodedRead(_ read: () throws -> FileState?) -> Result<Value?, any Error>? {
+    do {
+      return try read().map(decoded)
+    } catch {
+      return .failure(FileStorageError(.unreadable, path: path, underlying: error))
     }
   }
 
