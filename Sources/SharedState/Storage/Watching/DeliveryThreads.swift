@@ -146,12 +146,11 @@ final class DeliveryThreads: @unchecked Sendable {
         ready = reading.readEvents()
       }
       let (handsOn, wakes) = lock.withLock { () -> (Bool, [Wake]) in
-        let handsOn = idle > wakeups || threads < maximumThreads
-        var wakes: [Wake] = []
-        if handsOn {
-          isReadingVacant = true
-          wakes.append(wakeOne(evenAboveMaximum: false))
-        }
+        // Another thread takes the reading when one can be woken or started.
+        let readingWake = wakeOne(evenAboveMaximum: false)
+        let handsOn = readingWake != .none
+        if handsOn { isReadingVacant = true }
+        var wakes = [readingWake]
         let queued = handsOn ? ready.dropFirst() : ready[...]
         pending.append(contentsOf: queued)
         wakes += queued.map { _ in wakeOne(evenAboveMaximum: false) }
