@@ -20,7 +20,8 @@ final class ChildProcess: Sendable {
   enum Destination {
     /// A descriptor of this process, duplicated onto the stream in the child.
     case descriptor(Int32)
-    /// A file the child creates (or truncates) itself.
+    /// A new file the child creates itself (never an existing entry, nor through a link: the
+    /// temporary directory is shared with other users).
     case file(String)
   }
 
@@ -67,7 +68,7 @@ final class ChildProcess: Sendable {
       case .descriptor(let descriptor):
         posix_spawn_file_actions_adddup2(&actions, descriptor, stream)
       case .file(let path):
-        posix_spawn_file_actions_addopen(&actions, stream, path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, stream, path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600)
       }
     }
     guard test_support_spawn_closes_from(&actions, 3) == 0 else {
