@@ -9,8 +9,11 @@
 //
 // With `watch`, the process also watches FILE's directory as every SharedState process does: a
 // thread blocked in read() on an inotify descriptor (the events SharedState asks for), which for
-// each event naming FILE reads the page under its seqlock and takes the value when it changed.
-// That is the floor of the default configuration, where every process watches.
+// each event naming FILE reads the page under its seqlock and takes the value when it changed,
+// and which paces its reading as the library's does (Storage/Watching/ReadingPace.swift): a
+// wake-up less than 1 ms after the previous one is a burst, and in a burst it waits again no
+// sooner than 100 µs after the last wake-up. That is the floor of the default configuration,
+// where every process watches.
 //
 // usage: protocol_counter FILE TIMES START_AT_UNIX_NS [fsync] [watch]
 #define _GNU_SOURCE
@@ -66,13 +69,31 @@ struct watch {
 };
 
 // The watching thread: what a watching process must do for each event, at the least.
+static long long monotonic_ns(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
+}
+
 static void *watch_directory(void *argument) {
   struct watch *watch = argument;
   char buffer[64 * 1024] __attribute__((aligned(8)));
   uint64_t seen = 0;
   long value = 0;
+  long long last_wake_up = -1;
+  int in_burst = 0;
   for (;;) {
+    if (in_burst) {
+      long long left = last_wake_up + 100000 - monotonic_ns();
+      if (left > 0) nanosleep(&(struct timespec){0, left}, NULL);
+    }
+    long long start = monotonic_ns();
     ssize_t length = read(watch->inotify, buffer, sizeof buffer);
+    long long end = monotonic_ns();
+    if (end - start >= 10000) {  // a wake-up, not events already queued
+      if (last_wake_up >= 0) in_burst = end - last_wake_up < 1000000;
+      last_wake_up = end;
+    }
     if (length <= 0) {
       if (length < 0 && errno == EINTR) continue;
       return NULL;

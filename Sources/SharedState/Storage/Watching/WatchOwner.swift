@@ -70,6 +70,7 @@ final class WatchOwner: WatchReading, @unchecked Sendable {
   private var failures: [FilePath: WatchFailure] = [:]
   private var backoff = RetryBackoff()
   private var retryDue: Date?
+  private var pace = ReadingPace()
 
   init(watcher: DirectoryWatcher) {
     self.watcher = watcher
@@ -91,7 +92,12 @@ final class WatchOwner: WatchReading, @unchecked Sendable {
       apply(resynchronizing: [])
       return []
     }
-    switch InotifyTools.nextEvent() {
+    // In a burst of writes, events gather for a moment so that one wake-up reads many.
+    if pace.isInBurst { Self.sleep(nanoseconds: pace.pause(at: ReadingPace.now())) }
+    let start = ReadingPace.now()
+    let next = InotifyTools.nextEvent()
+    pace.waited(from: start, to: ReadingPace.now())
+    switch next {
     case let .success(event):
       return handle(event)
     case .failure:
@@ -297,6 +303,15 @@ final class WatchOwner: WatchReading, @unchecked Sendable {
     let counts = plan.watchedDirectories.contains(path)
     countsFilesOf[descriptor] = counts
     return counts
+  }
+
+  // MARK: Pacing
+
+  private static func sleep(nanoseconds: UInt64) {
+    guard nanoseconds > 0 else { return }
+    // The delivery threads' timer slack is 1 ns: the pause lasts what it says.
+    var interval = timespec(tv_sec: 0, tv_nsec: Int(nanoseconds))
+    nanosleep(&interval, nil)
   }
 
   // MARK: The file system
