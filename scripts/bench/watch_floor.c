@@ -4,16 +4,22 @@
 //   watch_floor watch DIR NAME     waits in select() on an inotify descriptor watching DIR; for
 //                                  each rename onto NAME, reads the file and prints
 //                                  '<unix-ns-now> <contents>'; ends when the contents are -1.
-//   watch_floor write DIR NAME N US
+//   watch_floor write DIR NAME N US [watching]
 //                                  N times, US microseconds apart: takes an exclusive flock on a
 //                                  lock file, writes its clock (unix ns) into a scratch file and
 //                                  exchanges it with NAME (renameat2 RENAME_EXCHANGE), as the
-//                                  library's writers do; then writes -1.
+//                                  library's writers do; then writes -1. With `watching`, a
+//                                  thread of the writer also watches DIR, as every SharedState
+//                                  process does: it wakes for the writer's own events, and for
+//                                  each one about NAME looks at the entry (fstatat), the least a
+//                                  process must do to tell its own write from another's.
 //
 // Output as `shared-demo watch` prints it, for scripts/bench/latency.py.
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,7 +72,48 @@ static int watch(const char *dir, const char *name) {
   }
 }
 
-static int write_pings(const char *dir, const char *name, int count, int interval) {
+struct own_watch {
+  int inotify;
+  const char *dir, *name;
+};
+
+// The writer's own watching thread (see `watching` above).
+static void *watch_own_writes(void *argument) {
+  struct own_watch *own = argument;
+  int directory = open(own->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  char buffer[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+  for (;;) {
+    fd_set set;
+    FD_ZERO(&set);
+    FD_SET(own->inotify, &set);
+    if (select(own->inotify + 1, &set, NULL, NULL, NULL) < 0) continue;
+    ssize_t length = read(own->inotify, buffer, sizeof buffer);
+    if (length <= 0) continue;
+    for (char *at = buffer; at < buffer + length;) {
+      struct inotify_event *event = (struct inotify_event *)at;
+      at += sizeof *event + event->len;
+      if (event->len == 0 || strcmp(event->name, own->name) != 0) continue;
+      struct stat status;
+      fstatat(directory, own->name, &status, AT_SYMLINK_NOFOLLOW);
+    }
+  }
+  return NULL;
+}
+
+static int write_pings(const char *dir, const char *name, int count, int interval, int watching) {
+  if (watching) {
+    static struct own_watch own;
+    own.inotify = inotify_init1(IN_CLOEXEC);
+    own.dir = dir;
+    own.name = name;
+    uint32_t mask = IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_DELETE;
+    pthread_t thread;
+    if (own.inotify < 0 || inotify_add_watch(own.inotify, dir, mask) < 0
+        || pthread_create(&thread, NULL, watch_own_writes, &own) != 0) {
+      perror("watching");
+      return 1;
+    }
+  }
   char target[PATH_MAX], scratch[PATH_MAX], lock[PATH_MAX];
   snprintf(target, sizeof target, "%s/%s", dir, name);
   snprintf(scratch, sizeof scratch, "%s/.%s.floor-scratch", dir, name);
@@ -98,7 +145,9 @@ static int write_pings(const char *dir, const char *name, int count, int interva
 
 int main(int argc, char **argv) {
   if (argc == 4 && strcmp(argv[1], "watch") == 0) return watch(argv[2], argv[3]);
-  if (argc == 6 && strcmp(argv[1], "write") == 0) return write_pings(argv[2], argv[3], atoi(argv[4]), atoi(argv[5]));
-  fprintf(stderr, "usage: watch_floor watch DIR NAME | watch_floor write DIR NAME COUNT INTERVAL_US\n");
+  if ((argc == 6 || (argc == 7 && strcmp(argv[6], "watching") == 0)) && strcmp(argv[1], "write") == 0) {
+    return write_pings(argv[2], argv[3], atoi(argv[4]), atoi(argv[5]), argc == 7);
+  }
+  fprintf(stderr, "usage: watch_floor watch DIR NAME | watch_floor write DIR NAME COUNT INTERVAL_US [watching]\n");
   return 2;
 }
