@@ -68,13 +68,13 @@ struct watch {
   volatile uint64_t *page;
 };
 
-// The watching thread: what a watching process must do for each event, at the least.
 static long long monotonic_ns(void) {
   struct timespec now;
   clock_gettime(CLOCK_MONOTONIC, &now);
   return (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
 }
 
+// The watching thread: what a watching process must do for each event, at the least.
 static void *watch_directory(void *argument) {
   struct watch *watch = argument;
   char buffer[64 * 1024] __attribute__((aligned(8)));
