@@ -1,6 +1,7 @@
 import ConcurrencyExtras
 import Foundation
 @testable import SharedState
+import Synchronization
 import SystemPackage
 import Testing
 
@@ -111,6 +112,29 @@ struct DirectoryWatcherTests {
     #expect(FileWatchRegistration.merge(.writtenInPlace, .replaced) == .writtenInPlace)
     #expect(FileWatchRegistration.merge(.replaced, .resynchronize) == .resynchronize)
     #expect(FileWatchRegistration.merge(.resynchronize, .writtenInPlace) == .resynchronize)
+  }
+
+  @Test func anEventForAHandleWithADeliveryScheduledIsNotJudgedTwice() {
+    let asked = Mutex(0)
+    let delivered = Mutex<[FileWatchEvent]>([])
+    let registration = FileWatchRegistration(
+      watcher: DirectoryWatcher(), directory: FilePath("/nowhere"), name: "value.json",
+      admits: { _ in
+        asked.withLock { $0 += 1 }
+        return true
+      },
+      onEvent: { event in delivered.withLock { $0.append(event) } }
+    )
+    #expect(registration.offer(.replaced), "the first event is the caller's to deliver")
+    // The delivery is scheduled and has not run: it will judge the file after these events.
+    #expect(!registration.offer(.replaced))
+    #expect(!registration.offer(.replaced))
+    #expect(asked.withLock { $0 } == 1)
+    registration.deliverPending()
+    #expect(delivered.withLock { $0 } == [.replaced])
+    // Delivered: the next event is judged again.
+    #expect(registration.offer(.replaced))
+    #expect(asked.withLock { $0 } == 2)
   }
 
   @Test func backoffDoublesUpToItsMaximumAndStartsOver() {

@@ -299,7 +299,7 @@ final class DirectoryWatcher: @unchecked Sendable {
   /// returns those the caller must now deliver (see ``FileWatchRegistration/enqueue(_:)``).
   func route(_ event: FileWatchEvent, directory: FilePath, name: String) -> [FileWatchRegistration] {
     guard let registrations = lock.withLock({ directories[PathKey(directory)]?.files[name] }) else { return [] }
-    return registrations.filter { $0.admits?(event) != false && $0.enqueue(event) }
+    return registrations.filter { $0.offer(event) }
   }
 
   /// Has every registration compare with the disk: events were lost.

@@ -56,6 +56,17 @@ final class FileWatchRegistration: Sendable {
     }
   }
 
+  /// Queues `event` read by the reading unless `admits` turns it down, and leaves the delivery to
+  /// the caller as ``enqueue(_:)`` does.
+  ///
+  /// While a delivery is scheduled, `admits` is not asked: that delivery runs the handle, which
+  /// judges the file as it is then, after this event (two of every write's events name the
+  /// file, and a burst brings many).
+  func offer(_ event: FileWatchEvent) -> Bool {
+    if let admits, !pending.withLock({ $0.isScheduled }), !admits(event) { return false }
+    return enqueue(event)
+  }
+
   /// Queues `event` as ``post(_:)`` does, but leaves the delivery to the caller: when it returns
   /// `true`, the caller must call ``deliverPending()`` (on a thread that may block for as long
   /// as the handle takes), and nobody else will until it has.
