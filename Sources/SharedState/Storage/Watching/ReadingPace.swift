@@ -9,8 +9,9 @@
 /// included. Woken once per write, the watching threads of a few busy processes take more of a
 /// small machine's cores than the writers do, and each wake-up can preempt a writer in the
 /// middle of its write (measured on 2 cores: the protocol's floor in C, at 4 processes, falls
-/// from 2 × SQLite's increments per second to 0.6 × once every process watches, and comes back
-/// to 1.1 × with this pacing; SharedState's own figures rise by a quarter at 1 process).
+/// from about 2 × SQLite's increments per second to 0.4–0.6 × once every process watches, and
+/// rises to 0.7–1.1 × with this pacing; SharedState's rise by a quarter or more at 1 process,
+/// its CPU per increment halves).
 ///
 /// A wake-up that follows the previous one within ``burstGap`` starts or continues a burst;
 /// in a burst, the reading waits again no sooner than ``pause`` after the last wake-up. After
