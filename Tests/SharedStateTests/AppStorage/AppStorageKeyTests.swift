@@ -121,6 +121,24 @@ struct AppStorageKeyTests {
     #expect(level == .low)
   }
 
+  @Test func integersAreWrittenAndReadAsTheJSONCoderDoes() throws {
+    let integers = AppStorageFormat<Int>.json
+    // An array of one goes through JSONEncoder and JSONDecoder, never the integers' own path.
+    let coded = AppStorageFormat<[Int]>.json
+    for value in [0, 7, -1, 42, Int.max, Int.min] {
+      let written = try #require(try integers.encode(value))
+      let throughEncoder = try #require(try coded.encode([value]))
+      #expect(written == Data(throughEncoder.dropFirst().dropLast(2)) + Data("\n".utf8))
+      #expect(try integers.decode(written) == value)
+    }
+    // What the JSON decoder reads (or refuses) reads (or is refused) the same way.
+    for text in ["5", " 5 \n", "5.0", "1e3", "-0", "007", "+5", "--5", "-", "", "\n", "99999999999999999999", "five"] {
+      let data = Data(text.utf8)
+      let throughDecoder = (try? coded.decode(Data("[".utf8) + data + Data("]".utf8)))?.first
+      #expect((try? integers.decode(data)) == throughDecoder, "\(String(reflecting: text))")
+    }
+  }
+
   @Test func optionalsStoreValuesAndNilRemovesTheFile() throws {
     @Shared(.appStorage("int", store: suite)) var int: Int?
     @Shared(.appStorage("level", store: suite)) var level: Level?
