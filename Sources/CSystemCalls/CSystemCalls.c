@@ -2,6 +2,8 @@
 #include "CSystemCalls.h"
 
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <sys/vfs.h>
 #include <sys/mman.h>
@@ -72,4 +74,16 @@ __attribute__((constructor)) static void shared_state_reserve_at_load(void) {
 
 int shared_state_set_timer_slack(unsigned long nanoseconds) {
   return prctl(PR_SET_TIMERSLACK, nanoseconds, 0, 0, 0);
+}
+
+int shared_state_name_thread(const char *name) {
+  return prctl(PR_SET_NAME, name, 0, 0, 0);
+}
+
+int shared_state_block_asynchronous_signals(void) {
+  sigset_t signals;
+  sigfillset(&signals);
+  int faults[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS};
+  for (unsigned i = 0; i < sizeof faults / sizeof faults[0]; i++) sigdelset(&signals, faults[i]);
+  return pthread_sigmask(SIG_BLOCK, &signals, NULL);
 }

@@ -36,4 +36,13 @@ int shared_state_reserve_low_descriptor(void);
 /// (50 µs by default). Returns 0, or -1 with errno set.
 int shared_state_set_timer_slack(unsigned long nanoseconds);
 
+/// prctl(PR_SET_NAME, name): names the calling thread for the kernel (`/proc/PID/task/*/comm`,
+/// `ps`, `perf`); longer names are cut at 15 bytes. Returns 0, or -1 with errno set.
+int shared_state_name_thread(const char *name);
+
+/// Blocks, in the calling thread, every signal but those a fault raises (SIGSEGV, SIGBUS,
+/// SIGFPE, SIGILL, SIGTRAP, SIGSYS), so that the program's signals go to its own threads.
+/// Returns 0, or an error number.
+int shared_state_block_asynchronous_signals(void);
+
 #endif

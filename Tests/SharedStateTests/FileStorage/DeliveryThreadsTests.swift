@@ -1,3 +1,4 @@
+import CTestSupport
 import Foundation
 import Synchronization
 import SystemPackage
@@ -32,6 +33,35 @@ struct DeliveryThreadsTests {
     for _ in 0..<12 { release.signal() }
     try await waitUntil { deliveries.withLock { $0.finished } == 12 }
     #expect(deliveries.withLock { $0.most } <= 3)
+  }
+
+  @Test func itsThreadsLeaveTheProgramsSignalsToTheProgramsThreads() async throws {
+    @Sendable func threads() -> Set<String> {
+      let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+      return Set(tasks.filter { task in
+        let name = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)
+        return name?.trimmingCharacters(in: .newlines) == DeliveryThreads.threadName
+      })
+    }
+    let before = threads()
+    // Started from a thread that takes every signal, as a program's main thread does: a new
+    // thread inherits its creator's mask.
+    let pool = DeliveryThreads(idleLifetime: 60, maximumThreads: 2)
+    var previous = sigset_t()
+    try #require(test_support_unblock_all_signals(&previous) == 0)
+    pool.startReading(TwelveEvents { _ in })
+    try #require(test_support_set_signal_mask(&previous) == 0)
+    try await waitUntil { !threads().subtracting(before).isEmpty }
+    for task in threads().subtracting(before) {
+      let status = try String(contentsOfFile: "/proc/self/task/\(task)/status", encoding: .utf8)
+      let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("SigBlk:") })
+      let blocked = try #require(UInt64(line.dropFirst("SigBlk:".count).trimmingCharacters(in: .whitespaces), radix: 16))
+      // Signals programs handle, each blocked here (bit n - 1 for signal n); faults are not.
+      for signal in [SIGINT, SIGTERM, SIGCHLD, SIGWINCH, SIGUSR1, SIGURG] {
+        #expect(blocked & (1 << UInt64(signal - 1)) != 0, "signal \(signal) reaches a delivery thread")
+      }
+      #expect(blocked & (1 << UInt64(SIGSEGV - 1)) == 0)
+    }
   }
 
   /// Checks `condition` every millisecond until it holds; fails after 20 s.

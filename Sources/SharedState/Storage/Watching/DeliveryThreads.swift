@@ -23,6 +23,9 @@ final class DeliveryThreads: @unchecked Sendable {
   /// The threads every registration uses.
   static let shared = DeliveryThreads()
 
+  /// The kernel's name of each of the threads (15 bytes at most), in `/proc/PID/task/*/comm`.
+  static let threadName = "SharedState"
+
   private let lock = NSCondition()
   private var pending: [FileWatchRegistration] = []
   private var pendingStart = 0
@@ -98,9 +101,15 @@ final class DeliveryThreads: @unchecked Sendable {
   }
 
   private func work() {
+    // A program's signal handlers are for its own threads: one run here would end the wait
+    // for inotify early, and the program may not expect it on a thread it does not know.
+    // (A thread inherits its creator's mask, which is often the main thread's: nothing blocked.)
+    _ = shared_state_block_asynchronous_signals()
     // The watcher's short pauses (a writer finishing its page) should last what they say, not
     // the default 50 µs of slack more.
     _ = shared_state_set_timer_slack(1)
+    // Foundation does not pass `Thread.name` to the kernel here: name it for `ps`, `top`, `perf`.
+    _ = shared_state_name_thread(Self.threadName)
     lock.lock()
     while true {
       // Reading comes first: nothing is read while nobody leads.

@@ -86,7 +86,13 @@ enum InotifyTools {
   ///
   /// - Returns: The event, or the system's error when reading failed.
   static func nextEvent() -> Result<InotifyEvent, Errno> {
-    guard let event = inotifytools_next_event(0) else {
+    var next = inotifytools_next_event(0)
+    // As every system call of the storage layer: an interrupted wait is begun again, not taken
+    // for a broken read (the reading threads block signals, see DeliveryThreads).
+    while next == nil, inotifytools_error() == EINTR {
+      next = inotifytools_next_event(0)
+    }
+    guard let event = next else {
       let error = inotifytools_error()
       return .failure(Errno(rawValue: error == 0 ? EIO : error))
     }
