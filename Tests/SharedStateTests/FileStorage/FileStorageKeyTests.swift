@@ -84,7 +84,7 @@ struct FileStorageKeyTests {
       atPath: directory.path("taken.json"), withIntermediateDirectories: true
     )
     @Shared(.fileStorage(URL(fileURLWithPath: directory.path("taken.json")))) var value = 1
-    #expect(($value.loadError as? FileStorageError)?.reason == .unreadable)
+    #expect(($value.loadError as? FileStorageError)?.reason == .unreadable, "\(String(describing: $value.loadError))")
     $value.withLock { $0 = 2 }
     #expect(($value.saveError as? FileStorageError)?.reason == .unwritable)
   }
