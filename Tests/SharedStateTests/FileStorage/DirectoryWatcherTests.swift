@@ -114,6 +114,31 @@ struct DirectoryWatcherTests {
     #expect(FileWatchRegistration.merge(.resynchronize, .writtenInPlace) == .resynchronize)
   }
 
+  @Test func directoriesRegisteredWhileOthersComeAndGoAreNeverReportedUnwatched() async throws {
+    // Registrations of new directories, and their ends, from several threads at once keep the
+    // wanted set moving while the reading thread applies it: none may be told it cannot be
+    // watched (each directory exists from before its registration to after its end).
+    let unwatched = LockIsolated<[String]>([])
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for _ in 0..<8 {
+        group.addTask {
+          var held: [(TemporaryDirectory, WatchToken)] = []
+          for round in 0..<20 {
+            let directory = try TemporaryDirectory()
+            let token = DirectoryWatcher.shared.watch(file: FilePath(directory.path("value.json"))) { event in
+              if case let .unwatched(failure) = event { unwatched.withValue { $0.append("\(failure)") } }
+            }
+            held.append((directory, token))
+            if round % 3 == 0, held.count > 4 { held.removeFirst().1.cancel() }
+          }
+          for (_, token) in held { token.cancel() }
+        }
+      }
+      try await group.waitForAll()
+    }
+    #expect(unwatched.value == [])
+  }
+
   @Test func anEventForAHandleWithADeliveryScheduledIsNotJudgedTwice() {
     let asked = Mutex(0)
     let delivered = Mutex<[FileWatchEvent]>([])

@@ -169,10 +169,17 @@ final class WatchOwner: WatchReading, @unchecked Sendable {
         restartLibrary()
         return
       }
-      (revision, wanted) = watcher.wantedDirectories()
-      let again = WatchPlan(wanted: wanted, exists: Self.isDirectory)
-      if again == next || attempt == 8 { break }
-      next = again
+      let (latestRevision, latestWanted) = watcher.wantedDirectories()
+      let again = WatchPlan(wanted: latestWanted, exists: Self.isDirectory)
+      if again == next {
+        (revision, wanted) = (latestRevision, latestWanted)
+        break
+      }
+      // Still moving after the last try: what is told below is what the watches in place serve,
+      // `wanted` of `revision`. A directory wanted since is neither watched nor failed: it stays
+      // pending, and the revision left behind has the next turn plan it.
+      if attempt == 8 { break }
+      (revision, wanted, next) = (latestRevision, latestWanted, again)
     }
     plan = next
     appliedRevision = revision
