@@ -23,7 +23,8 @@ final class DeliveryThreads: @unchecked Sendable {
   /// The threads every registration uses.
   static let shared = DeliveryThreads()
 
-  /// The kernel's name of each of the threads (15 bytes at most), in `/proc/PID/task/*/comm`.
+  /// The name of each of the threads, for Foundation and for the kernel (`/proc/PID/task/*/comm`
+  /// keeps 15 bytes).
   static let threadName = "SharedState"
 
   private let lock = NSCondition()
@@ -96,7 +97,7 @@ final class DeliveryThreads: @unchecked Sendable {
 
   private func startThread() {
     let thread = Thread { [self] in work() }
-    thread.name = "SharedState.Delivery"
+    thread.name = Self.threadName
     thread.start()
   }
 

@@ -49,10 +49,10 @@ final class DirectoryWatcher: @unchecked Sendable {
   /// The watcher every key uses.
   static let shared = DirectoryWatcher()
 
-  /// The longest a registration waits for the reading thread (``WatchOwner``) to watch a new directory (it answers
-  /// within microseconds on a quiet machine). Past it, the registration returns, and hears
-  /// ``FileWatchEvent/resynchronize`` once the watch is in place: the threads that register are
-  /// often the few of Swift's cooperative pool, which must not stay blocked.
+  /// The longest a registration waits for the reading thread (``WatchOwner``) to watch a new
+  /// directory (it answers within microseconds on a quiet machine). Past it, the registration
+  /// returns, and hears ``FileWatchEvent/resynchronize`` once the watch is in place: the threads
+  /// that register are often the few of Swift's cooperative pool, which must not stay blocked.
   let registrationWait: Duration
 
   /// How long the reading thread may take to watch a new directory before its registrations hear
