@@ -1,0 +1,162 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Where observers receive the changes that reach a shared value from elsewhere: from other
+/// processes, through a key's subscription.
+///
+/// Observers are Observation's change handlers, ``Shared/publisher`` subscribers,
+/// ``Shared/values`` iterations and everything else that watches a shared value. A change this
+/// process makes (``Shared/withLock(_:)``, a save) reaches them on the thread that made it, once
+/// the locks are released, as with swift-sharing. A change from another process is handed to the
+/// delivery chosen here, once its value is committed to the shared value:
+///
+/// ```swift
+/// // A command-line program whose main thread never runs the main queue:
+/// SharedChangeDelivery.default = .immediate
+/// ```
+///
+/// Whatever the delivery, each observer sees one key's values in the order they were committed,
+/// never an older value after a newer one; a burst of changes that arrives while a delivery is
+/// still waiting to run collapses to its latest value. No observer ever runs while a lock of the
+/// library is held.
+///
+/// ## Topics
+///
+/// ### Deliveries
+/// - ``mainActor``
+/// - ``immediate``
+/// - ``dispatchQueue(_:)``
+/// - ``custom(_:schedule:)``
+///
+/// ### Choosing one
+/// - ``default``
+public struct SharedChangeDelivery: Sendable, CustomStringConvertible {
+  /// Runs a delivery's work where it belongs; called at most once per shared value until that
+  /// work has run.
+  let schedule: @Sendable (_ work: @escaping @Sendable () -> Void) -> Void
+  /// Whether the work must run on the main thread, for the check that the main queue runs.
+  let isMainQueue: Bool
+  /// Whether the work runs at once, on the thread that hands it over.
+  let isImmediate: Bool
+  /// The name in messages and descriptions.
+  let name: String
+
+  /// The main actor (Dispatch's main queue): the default, and what UI code wants.
+  ///
+  /// A `@MainActor` model that subscribes to `$value.publisher` receives other processes' changes
+  /// on the main thread. The main queue must run: an `async` `main`, `dispatchMain()`, a
+  /// Foundation run loop, or in a GTK program the bridge of `SharedStateGLib`. A program whose
+  /// main queue has not run a waiting delivery for two seconds is told so once, on standard error,
+  /// with the setting to choose instead.
+  public static let mainActor = SharedChangeDelivery(
+    schedule: { work in
+      MainQueueWatch.shared.delivery(scheduled: work)
+    },
+    isMainQueue: true,
+    isImmediate: false,
+    name: "mainActor"
+  )
+
+  /// On the library's own thread that noticed the change, right after it was committed.
+  ///
+  /// For programs without a UI whose main thread never runs the main queue (a synchronous
+  /// `main`, a loop that blocks). Observers must then be safe to call from any thread.
+  public static let immediate = SharedChangeDelivery(
+    schedule: { work in work() },
+    isMainQueue: false,
+    isImmediate: true,
+    name: "immediate"
+  )
+
+  /// On a Dispatch queue, asynchronously.
+  ///
+  /// - Parameter queue: The queue that runs the observers. A serial queue keeps them from
+  ///   running at the same time as each other; the library already never runs one shared value's
+  ///   observers twice at once.
+  public static func dispatchQueue(_ queue: DispatchQueue) -> SharedChangeDelivery {
+    SharedChangeDelivery(
+      schedule: { work in queue.async(execute: work) },
+      isMainQueue: queue === DispatchQueue.main,
+      isImmediate: false,
+      name: "dispatchQueue(\(queue.label))"
+    )
+  }
+
+  /// Wherever `schedule` runs the work it is given: for event loops of your own (a GLib main
+  /// context, an editor's loop).
+  ///
+  /// - Parameters:
+  ///   - name: What messages and ``description`` call this delivery.
+  ///   - schedule: Must run the work it receives exactly once, soon, on the thread or context
+  ///     the observers expect, and must not run it while holding a lock the observers might
+  ///     need. It may run it before returning.
+  public static func custom(
+    _ name: String,
+    schedule: @escaping @Sendable (_ work: @escaping @Sendable () -> Void) -> Void
+  ) -> SharedChangeDelivery {
+    SharedChangeDelivery(schedule: schedule, isMainQueue: false, isImmediate: false, name: name)
+  }
+
+  /// The delivery of every shared value in this process: ``mainActor`` unless the program
+  /// chooses another, best once at start-up, before it opens shared state.
+  public static var `default`: SharedChangeDelivery {
+    get { current.withLock { $0 } }
+    set { current.withLock { $0 = newValue } }
+  }
+
+  private static let current = Mutex(SharedChangeDelivery.mainActor)
+
+  /// `SharedChangeDelivery.mainActor`, `.immediate`, …
+  public var description: String { "SharedChangeDelivery.\(name)" }
+}
+
+/// Notices a main queue that does not run (invariant 9: never silent, never parked): a delivery
+/// scheduled on it that has not run within ``patience`` makes the library say so, once per
+/// process, on standard error.
+final class MainQueueWatch: Sendable {
+  static let shared = MainQueueWatch()
+
+  /// How long a scheduled delivery may wait before the program is told.
+  private let patience: DispatchTimeInterval = .seconds(2)
+  /// The deliveries scheduled and not yet run, counted by their serial number; and whether the
+  /// program was told.
+  private let state = Mutex(State())
+
+  private struct State {
+    var nextSerial: UInt64 = 0
+    var waiting: Set<UInt64> = []
+    var hasWarned = false
+  }
+
+  /// Schedules `work` on the main queue and checks, `patience` later, that it ran.
+  func delivery(scheduled work: @escaping @Sendable () -> Void) {
+    let serial = state.withLock { state in
+      defer { state.nextSerial += 1 }
+      state.waiting.insert(state.nextSerial)
+      return state.nextSerial
+    }
+    DispatchQueue.main.async { [self] in
+      _ = state.withLock { $0.waiting.remove(serial) }
+      work()
+    }
+    DispatchQueue.global().asyncAfter(deadline: .now() + patience) { [self] in
+      let tells = state.withLock { state in
+        guard state.waiting.contains(serial), !state.hasWarned else { return false }
+        state.hasWarned = true
+        return true
+      }
+      if tells { Self.warn() }
+    }
+  }
+
+  private static func warn() {
+    let message = """
+      SharedState: a change from another process has waited 2 s for the main queue, which this \
+      program does not run; set `SharedChangeDelivery.default = .immediate` at start-up (or run \
+      the main queue: an async main, dispatchMain(), or SharedStateGLib in a GTK program).
+
+      """
+    FileHandle.standardError.write(Data(message.utf8))
+  }
+}
