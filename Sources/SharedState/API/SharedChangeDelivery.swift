@@ -2,14 +2,15 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// Where observers receive the changes that reach a shared value from elsewhere: from other
-/// processes, through a key's subscription.
+/// Where observers receive the changes that reach a shared value from other processes.
 ///
 /// Observers are Observation's change handlers, ``Shared/publisher`` subscribers,
 /// ``Shared/values`` iterations and everything else that watches a shared value. A change this
 /// process makes (``Shared/withLock(_:)``, a save) reaches them on the thread that made it, once
-/// the locks are released, as with swift-sharing. A change from another process is handed to the
-/// delivery chosen here, once its value is committed to the shared value:
+/// the locks are released, as with swift-sharing; so does a change a custom key's subscription
+/// yields, on the thread the key yields it on. A change from another process that the library's
+/// own keys bring (file storage, app storage, PostgreSQL) is handed to the delivery chosen here,
+/// once its value is committed to the shared value:
 ///
 /// ```swift
 /// // A command-line program whose main thread never runs the main queue:
