@@ -14,7 +14,7 @@ struct SharedDemo: AsyncParsableCommand {
       output is one line of compact JSON per value. Errors go to standard error as one \
       sentence, with exit status 1.
       """,
-    subcommands: [Get.self, Set.self, Increment.self, Watch.self, Ping.self, Keys.self, UI.self]
+    subcommands: [Get.self, Set.self, Increment.self, Watch.self, Ping.self, Keys.self, UI.self, FirstRead.self]
   )
 
   static func main() async {

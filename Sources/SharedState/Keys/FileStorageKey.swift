@@ -293,3 +293,45 @@ extension SharedReaderKey {
     FileStorageKey(url: url, decode: decode, encode: encode, durability: durability)
   }
 }
+
+extension FileStorageKey {
+  /// Reads and decodes the file as ``load(context:continuation:)`` does and, when there is no
+  /// file and the load has an initial value, stores that value: only if there is still no file
+  /// once the cross-process lock is held, so that a value another process stored meanwhile wins
+  /// and is the one this load returns. App storage loads this way (as `UserDefaults`-backed
+  /// app storage does); see the *App storage* article.
+  ///
+  /// A file that is there is never written, even when it does not decode or is empty; a default
+  /// that is stored as no file (`nil`) or as JSON `null` is not stored. When the default cannot
+  /// be stored (a read-only directory, say), the load still returns it: the next write tries
+  /// again.
+  func loadStoringInitialValue(context: LoadContext<Value>, continuation: LoadContinuation<Value>) {
+    parts.hasLoaded.store(true, ordering: .releasing)
+    let state: FileState
+    do {
+      state = try file.read()
+    } catch {
+      continuation.resume(throwing: FileStorageError(.unreadable, path: path, underlying: error))
+      return
+    }
+    guard state == .missing, let initialValue = context.initialValue,
+      let bytes = (try? encode(initialValue)) ?? nil, !Self.isJSONNull(bytes)
+    else {
+      continuation.resume(with: decoded(state))
+      return
+    }
+    do {
+      let stored = try file.createIfMissing(bytes)
+      continuation.resume(with: stored == .contents(bytes) ? .success(initialValue) : decoded(stored))
+    } catch {
+      continuation.resume(with: .success(nil))
+    }
+  }
+
+  /// Whether `bytes` are JSON's `null` (with any surrounding white space): a default that stands
+  /// for no value, which is not stored.
+  private static func isJSONNull(_ bytes: Data) -> Bool {
+    bytes.count <= 16
+      && String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "null"
+  }
+}

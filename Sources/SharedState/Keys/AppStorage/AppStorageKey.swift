@@ -15,7 +15,10 @@ import Foundation
 /// - Writes by other processes (and by shell tools) arrive live; this process's own writes are
 ///   not reported back as changes. A suite's directory is watched once, however many keys are
 ///   in use.
-/// - A missing file means the default value. Setting an optional to `nil` removes the file.
+/// - The first read of a key that has no file stores the default value (only if there is still
+///   no file once the suite's lock is held: a value another process stored first wins), so that
+///   every process and program reading the suite sees the value the program shows. A file
+///   deleted later means the default value. Setting an optional to `nil` removes the file.
 /// - A file that does not decode as the declared type leaves the value as it was, sets
 ///   ``Shared/loadError``, and is left alone until the program writes a new value.
 /// - A key whose name cannot be a file name (it is too long) never reads or writes anything:
@@ -73,10 +76,11 @@ public struct AppStorageKey<Value: Sendable>: SharedKey {
     AppStorageKeyID(identity: parts)
   }
 
-  /// Reads and decodes the key's file; a missing file keeps the default value.
+  /// Reads and decodes the key's file. When there is no file, the first read stores the default
+  /// value, unless another process stored a value meanwhile, which is then the one read.
   public func load(context: LoadContext<Value>, continuation: LoadContinuation<Value>) {
     switch file {
-    case let .success(file): file.load(context: context, continuation: continuation)
+    case let .success(file): file.loadStoringInitialValue(context: context, continuation: continuation)
     case let .failure(error): continuation.resume(throwing: error)
     }
   }

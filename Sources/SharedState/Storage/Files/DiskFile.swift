@@ -210,3 +210,26 @@ struct TransactionEnded: Error, CustomStringConvertible {
   let path: String
   var description: String { "the transaction on \(path) has ended" }
 }
+
+extension DiskFile {
+  func createIfMissing(_ contents: Data) throws -> FileState {
+    let transaction = DiskFileTransaction(file: self)
+    defer { transaction.end() }
+    return try transaction.createIfMissing(contents)
+  }
+}
+
+extension DiskFileTransaction {
+  /// Commits `contents` when the lock holder finds no entry at the target name; otherwise
+  /// returns what is there, as the transaction's refresh read it.
+  fileprivate func createIfMissing(_ contents: Data) throws -> FileState {
+    if let beginError { throw beginError }
+    if case let .failure(error)? = change { throw error }
+    guard case .success(nil) = target else {
+      // The refresh brought the handle up to date: its knowledge is what the file holds.
+      return file.known.state ?? .missing
+    }
+    try commit(.contents(contents))
+    return .contents(contents)
+  }
+}

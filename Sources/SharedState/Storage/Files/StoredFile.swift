@@ -29,6 +29,15 @@ protocol StoredFile: AnyObject, Sendable {
   /// committed. Never call it again on a thread that is inside a transaction on the same file.
   func beginTransaction() -> any FileTransaction
 
+  /// Creates the file with `contents` if, and only if, no file is at its path, in one
+  /// transaction of its own (the same protocol as every write: watchers see it, and this handle
+  /// knows it as its own); a file that is there, whatever it holds, is left as it is.
+  ///
+  /// - Returns: What the file holds afterwards: `contents` when this call created it, what
+  ///   someone else wrote otherwise.
+  /// - Throws: Why the transaction could not begin or the file could not be read or created.
+  func createIfMissing(_ contents: Data) throws -> FileState
+
   /// Tells `onEvent` what may have happened to the file, until the token is cancelled or
   /// released. ``FileWatchEvent`` says what is delivered, when and on which thread.
   ///

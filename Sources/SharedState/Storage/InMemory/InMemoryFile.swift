@@ -70,3 +70,18 @@ private final class InMemoryTransaction: FileTransaction {
     end()
   }
 }
+
+extension InMemoryFile {
+  func createIfMissing(_ contents: Data) throws -> FileState {
+    fileSystem.lockExclusively()
+    defer { fileSystem.unlockExclusively() }
+    let state = fileSystem.read(atPath: path)
+    guard state == .missing else {
+      remember(state)
+      return state
+    }
+    fileSystem.write(contents, atPath: path)
+    remember(.contents(contents))
+    return .contents(contents)
+  }
+}

@@ -1,0 +1,33 @@
+import ArgumentParser
+import Foundation
+import SharedState
+
+/// `shared-demo first-read` (hidden, for the tests): opens a key of a suite with a default of the
+/// caller's choosing and prints the value it reads, so that tests can start several processes
+/// with different defaults on a key nobody has stored yet and compare what each one reads.
+struct FirstRead: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "first-read",
+    abstract: "Open a key with the given default and print the value read, as compact JSON.",
+    shouldDisplay: false
+  )
+
+  @OptionGroup var storage: StorageOptions
+
+  @Option(help: "The key's default value, a whole number.")
+  var `default`: Int
+
+  @Option(help: "Start at this Unix time in nanoseconds, so that several processes start together.")
+  var startAt: UInt64?
+
+  func run() async throws {
+    try await reportingFailure {
+      if let startAt { try await Clock.sleep(untilUnixNanoseconds: startAt) }
+      let shared = Shared<Int>(wrappedValue: self.default, storage.key())
+      if let error = shared.loadError {
+        throw DemoError(String(describing: error))
+      }
+      Output.line(String(shared.wrappedValue))
+    }
+  }
+}
