@@ -25,7 +25,7 @@ extension Shared {
   ///
   /// - Parameter key: The key to use from now on.
   /// - Throws: The key's load error.
-  public func load(_ key: some SharedKey<Value>) async throws {
+  public nonisolated(nonsending) func load(_ key: some SharedKey<Value>) async throws {
     let (reference, isCarriedOver) = referenceCarryingOver(wrappedValue, to: key)
     box.repoint(to: reference, announcesCurrentValue: !isCarriedOver)
     try await load()
@@ -52,7 +52,7 @@ extension SharedReader {
   ///
   /// - Parameter key: The key to read from now on.
   /// - Throws: The key's load error.
-  public func load(_ key: some SharedReaderKey<Value>) async throws {
+  public nonisolated(nonsending) func load(_ key: some SharedReaderKey<Value>) async throws {
     let (reference, isCarriedOver) = referenceCarryingOver(wrappedValue, to: key)
     box.repoint(to: reference, announcesCurrentValue: !isCarriedOver)
     try await load()
@@ -64,7 +64,7 @@ extension SharedReader {
   /// - Parameter key: The key to read from now on.
   /// - Throws: The key's load error.
   @_disfavoredOverload
-  public func load(_ key: some SharedKey<Value>) async throws {
+  public nonisolated(nonsending) func load(_ key: some SharedKey<Value>) async throws {
     let (reference, isCarriedOver) = referenceCarryingOver(wrappedValue, to: key)
     box.repoint(to: reference, announcesCurrentValue: !isCarriedOver)
     try await load()

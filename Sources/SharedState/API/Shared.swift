@@ -84,9 +84,12 @@ public struct Shared<Value> {
 
   /// Creates shared state from a key that must have a value stored.
   ///
+  /// It runs on the caller's actor, as swift-sharing's does: the key's `load` is asked for the
+  /// value before the initializer first suspends, however busy the other threads are.
+  ///
   /// - Parameter key: The persistence strategy.
   /// - Throws: The key's load error, or ``SharedValueNotFound`` when nothing is stored.
-  public init(require key: some SharedKey<Value>) async throws {
+  public nonisolated(nonsending) init(require key: some SharedKey<Value>) async throws {
     self.init(projection: try await ReferenceRegistry.current.requiredReference(for: key))
   }
 
@@ -165,14 +168,14 @@ public struct Shared<Value> {
   /// Loads the value from the key again.
   ///
   /// - Throws: The key's load error.
-  public func load() async throws {
+  public nonisolated(nonsending) func load() async throws {
     try await projection.root.load()
   }
 
   /// Saves the current value through the key.
   ///
   /// - Throws: The key's save error.
-  public func save() async throws {
+  public nonisolated(nonsending) func save() async throws {
     try await projection.root.save()
   }
 }

@@ -106,9 +106,12 @@ public struct SharedReader<Value> {
 
   /// Creates a reader of state from a key that must have a value stored.
   ///
+  /// It runs on the caller's actor, as swift-sharing's does: the key's `load` is asked for the
+  /// value before the initializer first suspends, however busy the other threads are.
+  ///
   /// - Parameter key: The persistence strategy.
   /// - Throws: The key's load error, or ``SharedValueNotFound`` when nothing is stored.
-  public init(require key: some SharedReaderKey<Value>) async throws {
+  public nonisolated(nonsending) init(require key: some SharedReaderKey<Value>) async throws {
     self.init(projection: try await ReferenceRegistry.current.requiredReference(for: key))
   }
 
@@ -151,7 +154,7 @@ public struct SharedReader<Value> {
   /// Loads the value from the key again.
   ///
   /// - Throws: The key's load error.
-  public func load() async throws {
+  public nonisolated(nonsending) func load() async throws {
     try await projection.root.load()
   }
 }

@@ -105,7 +105,7 @@ extension ReferenceRegistry {
   /// The live reference for `key` after a fresh load, or a new one from what the key loads.
   ///
   /// - Throws: The key's load error, or ``SharedValueNotFound`` when the key has nothing stored.
-  func requiredReference<Key: SharedReaderKey>(for key: Key) async throws -> SharedReference<Key.Value> {
+  nonisolated(nonsending) func requiredReference<Key: SharedReaderKey>(for key: Key) async throws -> SharedReference<Key.Value> {
     if let existing = existingReference(for: key) {
       try await existing.load()
       return existing

@@ -394,7 +394,7 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
 
   // MARK: Persistence on demand
 
-  func load() async throws {
+  nonisolated(nonsending) func load() async throws {
     guard let key else { return }
     changing { setIsLoading(true) }
     try await withCheckedThrowingContinuation { (resumption: CheckedContinuation<Void, any Error>) in
@@ -408,7 +408,7 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
     }
   }
 
-  func save() async throws {
+  nonisolated(nonsending) func save() async throws {
     guard let key = writableKey else { return }
     let value = lock.withLock { storedValue }
     try await withCheckedThrowingContinuation { (resumption: CheckedContinuation<Void, any Error>) in

@@ -40,8 +40,8 @@ protocol RootReference: AnyObject, Sendable {
   var anyValue: Any { get }
   /// `Shared<Int>(value: 1)`, `Shared<Int>(.inMemory("count"))`: how a tracker names the state.
   var trackedDescription: String { get }
-  func load() async throws
-  func save() async throws
+  nonisolated(nonsending) func load() async throws
+  nonisolated(nonsending) func save() async throws
 }
 
 extension ValueProjection {
