@@ -66,6 +66,18 @@ public struct SharedSubscriber<Value>: Sendable {
     }
   }
 
+  /// As ``yieldLatest(_:)``, for a change this process made through a way of its own (an
+  /// ``AppStorageSuite``'s `set(_:forKey:)`, say): the reference's observers hear of it on this
+  /// thread before this returns, as they do of a `withLock`, not through
+  /// ``SharedChangeDelivery/default``.
+  package func yieldLatestOwnChange(_ compute: () -> Result<Value?, any Error>?) {
+    if callback == nil {
+      sink?.receiveOwnChangeUnderLock(compute)
+    } else if let result = compute() {
+      yield(with: result)
+    }
+  }
+
   /// Tells readers whether the key is loading, through ``Shared/isLoading``.
   public func yieldLoading(_ isLoading: Bool = true) {
     if let onLoading { onLoading(isLoading) } else { sink?.receiveLoading(isLoading) }
@@ -82,4 +94,6 @@ protocol SharedSubscriberSink<Value>: AnyObject, Sendable {
   func receiveLoading(_ isLoading: Bool)
   /// Takes in what `compute` returns, computed under the receiver's lock; `nil` is nothing new.
   func receiveUnderLock(_ compute: () -> Result<Value?, any Error>?)
+  /// As ``receiveUnderLock(_:)``, for a change this process made: delivered on this thread.
+  func receiveOwnChangeUnderLock(_ compute: () -> Result<Value?, any Error>?)
 }

@@ -92,6 +92,12 @@ final class FileKeySubscription<Value: Sendable>: Sendable {
     deliver { try key.file.read() }
   }
 
+  /// Delivers what the file holds now, read in full, after a write of this process's suite API:
+  /// observers hear of it on this thread, before the write returns.
+  func deliverOwnWrite() {
+    subscriber.yieldLatestOwnChange { key.decodedRead { try key.file.read() } }
+  }
+
   /// Delivers what `read` finds, under the reference's lock.
   private func deliver(_ read: () throws -> FileState?) {
     subscriber.yieldLatest { key.decodedRead(read) }

@@ -145,6 +145,12 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
     }
   }
 
+  func receiveOwnChangeUnderLock(_ compute: () -> Result<Value?, any Error>?) {
+    changing {
+      if let result = compute() { apply(result, finishesLoading: false, isFromElsewhere: true) }
+    }
+  }
+
   // MARK: Reading
 
   var value: Value {

@@ -1,6 +1,8 @@
+import ConcurrencyExtras
 import Dependencies
 import Foundation
 import IssueReporting
+import OpenCombineShim
 import SharedState
 import Testing
 
@@ -17,6 +19,20 @@ struct UserDefaultsWritingTests {
     suite.set(Int?.none, forKey: "count")
     #expect(count == 0)
     #expect(try suite.value(forKey: "count", as: Int.self) == nil, "nil removes the file")
+  }
+
+  @Test func setReachesPublisherSinksBeforeItReturns() throws {
+    // Not a change from another process: the sink hears of it on this thread, whatever
+    // `SharedChangeDelivery.default` says (the main actor, here, which this test is not on).
+    @Shared(.appStorage("count")) var count = 0
+    let values = LockIsolated<[Int]>([])
+    let cancellable = $count.publisher.sink { value in values.withValue { $0.append(value) } }
+    defer { cancellable.cancel() }
+    #expect(values.value == [0])
+    suite.set(5, forKey: "count")
+    #expect(values.value == [0, 5])
+    suite.removeObject(forKey: "count")
+    #expect(values.value == [0, 5, 0])
   }
 
   @Test func setReportsAFailureInsteadOfThrowing() throws {

@@ -95,7 +95,7 @@ public struct AppStorageKey<Value: Sendable>: SharedKey {
     // The suite's own API writing in this process: read the file at once, under the
     // reference's lock (as the watcher's deliveries are), so that no write overtakes another.
     let localWrites = AppStorageLocalWrites.shared.listen(storage: suite.storage, path: file.target) {
-      watching.deliverRead()
+      watching.deliverOwnWrite()
     }
     return SharedSubscription {
       watching.cancel()
