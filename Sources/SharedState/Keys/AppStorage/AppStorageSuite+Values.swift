@@ -75,7 +75,7 @@ extension AppStorageSuite {
   /// Removes the value stored under `key`; nothing happens when there is none.
   ///
   /// - Throws: ``AppStorageError`` for a key that cannot be a file name; ``FileStorageError``
-  ///   when the file cannot be removed.
+  ///   when the file cannot be removed, or cannot be read (it is not removed then).
   public func removeValue(forKey key: String) throws {
     try set(nil as Int?, forKey: key, format: .optional(.json))
   }

@@ -590,7 +590,9 @@ final class DiskPath: @unchecked Sendable {
         current.group = wanted.group
         // Changing the owner may clear the set-user-ID and set-group-ID bits.
         current.mode &= ~0o6000
-      } else if current.group != wanted.group, (try? descriptor.setOwner(nil, group: wanted.group)) != nil {
+      } else if current.group != wanted.group, Self.isMember(of: wanted.group),
+        (try? descriptor.setOwner(nil, group: wanted.group)) != nil
+      {
         current.group = wanted.group
         current.mode &= ~0o6000
       }
@@ -604,6 +606,17 @@ final class DiskPath: @unchecked Sendable {
       }
     }
     return scratch
+  }
+
+  /// Whether this process may give its files `group`: its effective group or a supplementary
+  /// one. Asked first, so that no `fchown` is tried that the system will refuse.
+  private static func isMember(of group: gid_t) -> Bool {
+    if getegid() == group { return true }
+    let count = getgroups(0, nil)
+    guard count > 0 else { return false }
+    var groups = [gid_t](repeating: 0, count: Int(count))
+    let found = getgroups(count, &groups)
+    return groups.prefix(Int(max(found, 0))).contains(group)
   }
 
   /// Removes the scratch name (when it is still `scratch`) and forgets the inode, unwritten.
