@@ -63,9 +63,23 @@ struct StorageOptions: ParsableArguments {
     )
   }
 
+  /// The key for a value of any JSON. A file is parsed by ``JSONValue/init(json:)``, not through
+  /// `Decodable`, whose guessing of each value's type took five times as long (a suite's keys
+  /// have no such choice).
+  func jsonKey() -> any SharedKey<JSONValue> {
+    guard postgres.store == nil, suite == nil, let file else { return key() }
+    return FileStorageKey<JSONValue>.fileStorage(
+      URL(fileURLWithPath: file),
+      decode: { try JSONValue(json: $0) },
+      encode: { try JSONEncoder().encode($0) },
+      durability: durability,
+      maximumReadSize: maxReadSize
+    )
+  }
+
   /// Opens the value as JSON, failing when the file cannot be read or decoded.
   func openJSON() throws -> Shared<JSONValue> {
-    let shared = Shared<JSONValue>(wrappedValue: .null, key())
+    let shared = Shared<JSONValue>(wrappedValue: .null, jsonKey())
     try check(shared)
     return shared
   }
