@@ -34,6 +34,8 @@ final class DemoWindow {
 
   /// The list as last shown, so that the rows are rebuilt only when it changed.
   private var shownTodos: [Todo]?
+  /// The theme as last applied.
+  private var shownTheme: Theme?
   /// The suite's change count (``LastChange/sequence``) when the window opened, the highest
   /// seen since, the changes made here, and the latest latency of a change from elsewhere.
   private let firstSequence: Int
@@ -215,7 +217,11 @@ final class DemoWindow {
     if gtk_drop_down_get_selected(shared_demo_drop_down(themeDropDown)) != themeIndex {
       gtk_drop_down_set_selected(shared_demo_drop_down(themeDropDown), themeIndex)
     }
-    shared_demo_prefer_dark_theme(shown.theme == .dark ? 1 : 0)
+    // Setting GTK's preference reloads the theme, even to the same value: only on a change.
+    if shown.theme != shownTheme {
+      shared_demo_prefer_dark_theme(shown.theme == .dark ? 1 : 0)
+      shownTheme = shown.theme
+    }
 
     if shown.todos != shownTodos {
       showTodos(shown.todos)
