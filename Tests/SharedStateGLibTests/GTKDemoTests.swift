@@ -60,6 +60,8 @@ final class GTKDemoTests: XCTestCase {
       RunningProgram.built("shared-demo-gtk"), ["--suite", suite], environment: environment
     )
     started.append(program)
+    // The first render comes before the window is on screen and laid out.
+    try program.line(startingWith: "shown counter=0 ", within: 30)
     let layout = ProbeLine(try program.line(startingWith: "layout ", within: 30))
     let plus = try XCTUnwrap(layout["plus"]).replacingOccurrences(of: ",", with: " ")
     let search = try xdotool(["search", "--pid", "\(program.processIdentifier)", "--name", "^SharedState"])
@@ -85,8 +87,6 @@ final class GTKDemoTests: XCTestCase {
     let right = try openWindow(suite: suite)
     try xdotool(["windowmove", left.window, "0", "0"])
     try xdotool(["windowmove", right.window, "460", "0"])
-    try left.program.line(startingWith: "shown counter=0 ")
-    try right.program.line(startingWith: "shown counter=0 ")
 
     // A click on + in the left window: the right one's label and title follow within 1 s.
     let clicked = Date()

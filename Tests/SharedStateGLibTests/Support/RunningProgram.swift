@@ -88,6 +88,11 @@ final class RunningProgram: @unchecked Sendable {
       }
     }
     close(descriptor)
+    if !pending.isEmpty {
+      // The last line, without its newline.
+      let line = String(decoding: pending, as: UTF8.self)
+      condition.withLock { lines.append(line) }
+    }
     var status: Int32 = 0
     while waitpid(processIdentifier, &status, 0) < 0, errno == EINTR {}
     condition.withLock {
