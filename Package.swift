@@ -93,6 +93,13 @@ let package = Package(
       ],
       path: "DemoGTK"
     ),
+    // The complete program of the DocC article "Embedding in a GTK application", built so that
+    // it stays true.
+    .executableTarget(
+      name: "GTKCounterExample",
+      dependencies: ["CGTK", "SharedState", "SharedStateGLib"],
+      path: "Examples/GTKCounter"
+    ),
     .executableTarget(
       name: "SharedDemo",
       dependencies: [
