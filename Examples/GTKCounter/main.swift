@@ -1,18 +1,20 @@
 // A window with a label that follows a shared counter, and a + button: the complete program of
-// the article "Embedding in a GTK application" (SharedStateGLib's DocC catalog). Run it twice on
-// one directory (`gtk-counter-example DIR`) and click + in either window.
+// the article "Embedding in a GTK application" (SharedStateGLib's DocC catalog), kept identical
+// to it. Run it twice on one directory (`GTKCounterExample DIR`) and click + in either window.
 import CGTK
 import Foundation
 import SharedState
 import SharedStateGLib
 
-// A synchronous main (this file's top level), on the main thread, before the loop runs: the main
-// actor runs inside GLib's loop, and changes from other processes arrive on it.
 GLibMainActor.install()
 SharedChangeDelivery.default = .glibMainContext()
 
 let directory = CommandLine.arguments.dropFirst().first ?? "/tmp/gtk-counter-example"
-let counter = Shared(wrappedValue: 0, .appStorage("counter", store: AppStorageSuite(directory: URL(fileURLWithPath: directory))))
+let counter = Shared(
+  wrappedValue: 0,
+  .appStorage("counter", store: AppStorageSuite(directory: URL(fileURLWithPath: directory)))
+)
+
 /// The label, once the application has started (GTK makes no widget before that).
 var label: UnsafeMutablePointer<GtkWidget>?
 
@@ -26,13 +28,19 @@ typealias Handler = @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPo
 
 func connect(_ instance: UnsafeMutableRawPointer, _ signal: String, _ handler: Handler) {
   // g_signal_connect is a macro; its function, g_signal_connect_data, imports.
-  g_signal_connect_data(instance, signal, unsafeBitCast(handler, to: GCallback.self), nil, nil, GConnectFlags(0))
+  g_signal_connect_data(
+    instance, signal, unsafeBitCast(handler, to: GCallback.self), nil, nil, GConnectFlags(0)
+  )
 }
 
-let application = gtk_application_new("org.sharedstate.GTKCounterExample", G_APPLICATION_NON_UNIQUE)!
+let application = gtk_application_new(
+  "org.sharedstate.GTKCounterExample", G_APPLICATION_NON_UNIQUE
+)!
 connect(application, "activate") { application, _ in
   MainActor.assumeIsolated {
-    let window = gtk_application_window_new(OpaquePointer(application).map { UnsafeMutablePointer($0) })!
+    let window = gtk_application_window_new(
+      OpaquePointer(application).map { UnsafeMutablePointer($0) }
+    )!
     let box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 12)!
     label = gtk_label_new(nil)
     show(counter.wrappedValue)
@@ -43,12 +51,11 @@ connect(application, "activate") { application, _ in
     gtk_box_append(UnsafeMutablePointer(OpaquePointer(box)), label!)
     gtk_box_append(UnsafeMutablePointer(OpaquePointer(box)), plus)
     gtk_window_set_child(UnsafeMutablePointer(OpaquePointer(window)), box)
-    gtk_window_set_default_size(UnsafeMutablePointer(OpaquePointer(window)), 240, 120)
     gtk_window_present(UnsafeMutablePointer(OpaquePointer(window)))
   }
 }
 
-// The label follows the counter: every value, from this process or another, on the main actor.
+// Every value, from this process or another, on the main actor — inside GLib's loop.
 Task { @MainActor in
   for await value in counter.values {
     show(value)
