@@ -4,7 +4,7 @@ import CGLib
 /// that iterates it.
 ///
 /// The object holds a reference to the context (`g_main_context_ref`) for as long as it lives.
-/// Work handed to ``invoke(_:)`` runs on the thread that iterates the context, the way GTK
+/// Work handed to ``invoke(priority:_:)`` runs on the thread that iterates the context, the way GTK
 /// requires for every widget.
 ///
 /// ```swift
