@@ -166,6 +166,8 @@ let package = Package(
         "SharedGLibProbe",
         "SharedDemoGTK",
         "SharedDemo",
+        .product(name: "Dependencies", package: "swift-dependencies"),
+        .product(name: "OpenCombineShim", package: "OpenCombine"),
       ]
     ),
     // The benchmark's baseline: the same counter transaction in plain postgres-nio.

@@ -1,5 +1,7 @@
 import CGLib
+import Dependencies
 import Foundation
+import OpenCombineShim
 import SharedState
 import SharedStateGLib
 import Synchronization
@@ -79,6 +81,53 @@ final class GLibDeliveryTests: XCTestCase {
     }
     XCTAssertNil(weakCaptured, "freeing the context destroyed the source and released the work")
     XCTAssertFalse(ran.load(ordering: .relaxed))
+  }
+
+  /// An observer cancelled while a change for it waits in the context's queue is released at
+  /// once, with what it captured, and never called: the queued delivery holds no observer.
+  func testAnObserverCancelledWhileItsDeliveryIsQueuedIsReleasedAndNeverCalled() throws {
+    final class Captured: Sendable {}
+    let raw = g_main_context_new()!
+    defer { g_main_context_unref(raw) }
+    let previous = SharedChangeDelivery.default
+    SharedChangeDelivery.default = .glibMainContext(GLibMainContext(retaining: raw))
+    defer { SharedChangeDelivery.default = previous }
+
+    let directory = try TemporaryTestDirectory()
+    let file = directory.path("value.json")
+    // On disk, not in the test's in-memory file storage: another process writes the file.
+    let shared = withDependencies {
+      $0.defaultFileStorage = .fileSystem
+    } operation: {
+      Shared<Int>(wrappedValue: 0, .fileStorage(URL(fileURLWithPath: file)))
+    }
+    let received = Mutex<[Int]>([])
+    weak var weakCaptured: Captured?
+    var cancellable: AnyCancellable?
+    do {
+      let captured = Captured()
+      weakCaptured = captured
+      cancellable = shared.publisher.dropFirst().sink { @Sendable value in
+        withExtendedLifetime(captured) { received.withLock { $0.append(value) } }
+      }
+    }
+
+    // Another process writes; nobody iterates the context, so the delivery waits in it.
+    let writer = try RunningProgram(RunningProgram.built("SharedGLibProbe"), ["write", file, "5"])
+    XCTAssertEqual(try writer.exit(), 0)
+    let deadline = Date(timeIntervalSinceNow: 10)
+    while g_main_context_pending(raw) == 0, Date() < deadline {
+      usleep(1_000)
+    }
+    XCTAssertNotEqual(g_main_context_pending(raw), 0, "a delivery waits in the context")
+    XCTAssertNotNil(weakCaptured)
+
+    cancellable?.cancel()
+    cancellable = nil
+    XCTAssertNil(weakCaptured, "cancelling released the observer while its delivery was queued")
+    while g_main_context_iteration(raw, 0) != 0 {}
+    XCTAssertEqual(received.withLock { $0 }, [], "a cancelled observer is never called")
+    XCTAssertEqual(shared.wrappedValue, 5, "the value itself was committed")
   }
 
   /// The delivery names its context.
