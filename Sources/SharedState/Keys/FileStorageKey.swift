@@ -12,21 +12,11 @@ import Synchronization
 /// var todos: IdentifiedArrayOf<Todo> = []
 /// ```
 ///
-/// - A missing file means the default value; nothing is written until the program changes the
-///   value. A file deleted later brings the default value back. Missing parent directories are
-///   created on the first write.
-/// - Every change replaces the file atomically: a reader never sees half a value. ``Shared/withLock(_:)``
-///   is an atomic read-modify-write across threads and processes.
-/// - Writes by other processes (and by other programs: a shell, an editor) reach this process's
-///   value, its observers and its change stream, through inotify. This process's own writes are
-///   not reported back as changes.
-/// - A file that does not decode leaves the value as it was, sets ``Shared/loadError``, is
-///   reported once through IssueReporting, and is not overwritten until the program writes a new
-///   value.
-/// - A file that cannot be read (another user's file without read permission, a read error, a
-///   file longer than ``maximumReadSize``) is never written over: ``Shared/withLock(_:)`` and
-///   plain writes fail with that ``FileStorageError/Reason/unreadable`` error, since the file
-///   may hold a value this process cannot see.
+/// ``Shared/withLock(_:)`` is an atomic read-modify-write across threads and processes, writes
+/// replace the file atomically, and writes from anywhere reach every process's value and
+/// observers live. A missing file means the default value; a file that does not decode, or
+/// cannot be read, is never written over behind the program's back. The guarantees, stated
+/// once: <doc:FileStorage#What-you-can-rely-on>.
 ///
 /// Files live in the `defaultFileStorage` dependency: the real file system in programs, an
 /// in-memory one in tests and previews.

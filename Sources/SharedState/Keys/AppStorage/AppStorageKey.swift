@@ -9,19 +9,12 @@ import Foundation
 /// @Shared(.appStorage("theme", store: suite)) var theme: Theme = .system
 /// ```
 ///
-/// It keeps every guarantee of ``FileStorageKey``, whose machinery it uses:
-///
-/// - ``Shared/withLock(_:)`` is an atomic read-modify-write across threads and processes.
-/// - Writes by other processes (and by shell tools) arrive live; this process's own writes are
-///   not reported back as changes. A suite's directory is watched once, however many keys are
-///   in use.
-/// - A missing file means the default value. Setting an optional to `nil` removes the file.
-/// - A file that cannot be read (another user's file, a file longer than the suite's
-///   ``AppStorageSuite/maximumReadSize``) is never written over: writes fail with that error.
-/// - A file that does not decode as the declared type leaves the value as it was, sets
-///   ``Shared/loadError``, and is left alone until the program writes a new value.
-/// - A key whose name cannot be a file name (it is too long) never reads or writes anything:
-///   its ``Shared/loadError`` and ``Shared/saveError`` are an ``AppStorageError``.
+/// Each key is kept as ``FileStorageKey`` keeps a file, with the same guarantees
+/// (<doc:FileStorage#What-you-can-rely-on>): an atomic ``Shared/withLock(_:)`` across processes,
+/// writes from anywhere arriving live (one watch per suite directory), and no file that does not
+/// decode or cannot be read written over behind the program's back. Setting an optional to `nil`
+/// removes the key's file. A key whose name cannot be a file name (it is too long) never reads or
+/// writes anything: its ``Shared/loadError`` and ``Shared/saveError`` are an ``AppStorageError``.
 ///
 /// Without `store:`, keys use the `defaultAppStorage` dependency's suite: the program's suite
 /// in `~/.config`, a fresh temporary suite in each test.
