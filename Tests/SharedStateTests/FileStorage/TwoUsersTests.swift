@@ -92,6 +92,8 @@ struct TwoUsersTests {
       directoryPermissions: .ownerReadWriteExecute, maximumReadSize: FileStorage.defaultMaximumReadSize
     )
     let locked = lockHolder.beginTransaction()
+    // Without the lock the swap could land inside one of nobody's transactions (see above).
+    #expect(locked.readFailure == nil, "root could not take the file's lock: \(String(describing: locked.readFailure))")
     #expect(ChildProcess.run("/bin/sh", ["-c", swap]).status == 0)
     locked.end()
 
