@@ -83,6 +83,10 @@ public struct PostgresStorageError: Error, CustomStringConvertible, Sendable {
       return ("the server closed the connection", nil)
     case .clientClosedConnection:
       return ("the connection was closed", nil)
+    case .authMechanismRequiresPassword:
+      return ("the server asks for a password, and none was given (postgres://USER:PASSWORD@HOST/DATABASE)", nil)
+    case .unsupportedAuthMechanism:
+      return ("the server asks for an authentication method that postgres-nio does not support", nil)
     default:
       return ("\(error.code)" + (error.underlying.map { " (\($0))" } ?? ""), nil)
     }

@@ -29,9 +29,14 @@ public struct PostgresStore: Hashable, Sendable {
   }
 
   /// A store for a connection URL: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`, or
-  /// `postgres://USER@/DATABASE?host=/socket/directory` for a Unix socket.
+  /// `postgres://USER@/DATABASE?host=/socket/directory` for a Unix socket. `?user=` and
+  /// `?password=` may stand in for the user and password of the authority.
   ///
-  /// - Throws: ``PostgresURLError`` for a URL that cannot be used.
+  /// - Parameters:
+  ///   - url: The connection URL. No error or description repeats its password.
+  ///   - namespace: The namespace of this store's keys.
+  /// - Throws: ``PostgresURLError`` for a URL that cannot be used (one that does not parse,
+  ///   names no user or host, or a port outside 1–65535).
   public init(url: String, namespace: String = "default") throws {
     self.init(configuration: try PostgresURL.configuration(parsing: url), namespace: namespace)
   }
@@ -67,4 +72,12 @@ public struct PostgresStore: Hashable, Sendable {
 extension PostgresStore: CustomStringConvertible {
   /// `namespace@server`.
   public var description: String { "\(String(reflecting: namespace))@\(server)" }
+}
+
+extension PostgresStore: CustomReflectable {
+  /// The namespace and the server: never the connection's configuration, which holds the
+  /// password (`dump` and custom-dump print what a mirror shows).
+  public var customMirror: Mirror {
+    Mirror(self, children: ["namespace": namespace, "server": server], displayStyle: .struct)
+  }
 }
