@@ -96,6 +96,38 @@ final class PostgresServer: Sendable {
     try program("pg_ctl", ["-D", dataPath, "-m", "fast", "-w", "stop"])
   }
 
+  /// The server's processes: the postmaster first, then its children (one per connection, and
+  /// its helpers).
+  private func processes() throws -> [pid_t] {
+    let pidFile = try String(contentsOfFile: "\(dataPath)/postmaster.pid", encoding: .utf8)
+    guard let first = pidFile.split(separator: "\n").first, let postmaster = pid_t(first) else {
+      throw PostgresServerError("postmaster.pid names no process")
+    }
+    var children: [pid_t] = []
+    for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+      guard let pid = pid_t(entry),
+        let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+        let close = stat.lastIndex(of: ")")
+      else { continue }
+      // After the command's closing parenthesis: state, then the parent's id.
+      let fields = stat[stat.index(after: close)...].split(separator: " ")
+      if fields.count > 1, pid_t(fields[1]) == postmaster { children.append(pid) }
+    }
+    return [postmaster] + children
+  }
+
+  /// Stops every process of the server (SIGSTOP), the postmaster first so that it starts no new
+  /// one: connections stay open and the kernel still accepts new ones, but nothing answers. A
+  /// test that calls it calls ``thaw()`` on every path out.
+  func freeze() throws {
+    for pid in try processes() { Foundation.kill(pid, SIGSTOP) }
+  }
+
+  /// Lets every process of the server run again (SIGCONT).
+  func thaw() throws {
+    for pid in try processes() { Foundation.kill(pid, SIGCONT) }
+  }
+
   /// Makes `user` log in over TCP with a password (SCRAM), and waits until the server has
   /// taken the change.
   func requirePassword(for user: String) throws {
