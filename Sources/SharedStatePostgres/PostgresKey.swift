@@ -25,6 +25,9 @@ import SharedState
 ///   the library reconnects (50 ms, doubling up to 2 s), listens again, reloads every key and
 ///   clears the error. A write made meanwhile fails: ``Shared/saveError`` says so, and it is
 ///   never retried behind the program's back.
+/// - A `withLock` that cannot establish the current value (no connection, `BEGIN` or the row's
+///   lock failed, or the server did not answer in time) does not run its closure and writes
+///   nothing: ``Shared/saveError`` gives the reason.
 ///
 /// Reads and writes block the calling thread until the server answers (a round trip on the
 /// network): like file storage, it is made for state that changes at human or script speed, not
@@ -186,11 +189,12 @@ extension PostgresKey: CrossProcessKey {
   /// when another process wrote it since. The commit writes the new value with a new version,
   /// notifies and commits; a transaction that ends without a commit is rolled back.
   ///
-  /// When the transaction cannot begin (the server is gone or does not answer within the
-  /// store's timeout, the role may not lock the row), the mutation still runs, on the value
-  /// this process holds, and the commit fails with the reason: nothing is written. A second
-  /// commit in one `withLock` (a nested `withLock` on the same state) writes as one statement,
-  /// after the first has committed.
+  /// When the current value cannot be established (no connection, `BEGIN` or the row's lock
+  /// failed, or the server did not answer within the store's timeout), the transaction carries
+  /// that failure as its read failure: `withLock` does not run its body, nothing is written, and
+  /// ``Shared/saveError`` says why. A commit of such a transaction refuses too. A second commit
+  /// in one `withLock` (a nested `withLock` on the same state) writes as one statement, after
+  /// the first has committed.
   ///
   /// Beginning and committing each wait at most the store's timeout. A commit whose answer does
   /// not come in time (or whose connection is lost while it waits) is reported as unconfirmed:
@@ -221,8 +225,12 @@ extension PostgresKey: CrossProcessKey {
     // The connection while the transaction is open; `nil` once it committed or rolled back.
     // A transaction is used on one thread from beginning to end.
     var open = try? begun.get()
+    // Nothing could be read: `withLock` runs no closure and commits nothing.
+    let readFailure: PostgresStorageError?
+    if case let .failure(error) = begun { readFailure = error } else { readFailure = nil }
     return KeyTransaction(
       change: change,
+      readFailure: readFailure,
       commit: { [self] value in
         if case let .failure(error) = begun { throw error }
         let json = try encodedJSON(value)
