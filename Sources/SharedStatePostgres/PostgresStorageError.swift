@@ -76,6 +76,11 @@ public struct PostgresStorageError: Error, CustomStringConvertible, Sendable {
   static func explain(_ error: any Error) -> (reason: String, sqlState: String?) {
     if let error = error as? PostgresStorageError { return (error.reason, error.sqlState) }
     if let error = error as? DecodingError { return (describe(error), nil) }
+    // No answer while connecting (TCP, or the startup and authentication): the same sentence
+    // as any other wait that ran out.
+    if case let .connectTimeout(amount) = (error as? ChannelError) ?? ((error as? PSQLError)?.underlying as? ChannelError) {
+      return (ServerTimeout(timeout: amount).description, nil)
+    }
     if error is NIOConnectionError || error is IOError || error is ChannelError {
       return ("the server cannot be reached (\(connectionFailure(error)))", nil)
     }
