@@ -70,6 +70,17 @@ let package = Package(
       ],
       path: "Demo"
     ),
+    // A child program of the delivery tests: the shapes of program whose observers must get
+    // other processes' changes where they live (async main with a main-actor model, a
+    // synchronous main).
+    .executableTarget(
+      name: "DeliveryProbe",
+      dependencies: [
+        "SharedState",
+        .product(name: "OpenCombineShim", package: "OpenCombine"),
+      ],
+      path: "Tests/DeliveryProbe"
+    ),
     // glibc calls the tests use to start child processes (pipe2, closefrom in posix_spawn).
     .target(name: "CTestSupport", path: "Tests/CTestSupport"),
     .testTarget(
@@ -80,6 +91,7 @@ let package = Package(
         "SharedStatePostgres",
         // The multi-process tests run the tool as their worker processes.
         "SharedDemo",
+        "DeliveryProbe",
         .product(name: "CustomDump", package: "swift-custom-dump"),
         .product(name: "Dependencies", package: "swift-dependencies"),
         .product(name: "DependenciesTestSupport", package: "swift-dependencies"),

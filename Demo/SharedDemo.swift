@@ -1,5 +1,6 @@
 import ArgumentParser
 import IssueReporting
+import SharedState
 
 /// `shared-demo`: SharedState's demonstration and scripting tool.
 @main
@@ -20,6 +21,10 @@ struct SharedDemo: AsyncParsableCommand {
     // The tool reports every failure itself, as one sentence; the library's runtime warnings
     // would say the same thing a second time.
     IssueReporters.current = []
+    // No command is main-actor UI code: `watch` prints each change on the thread that brings it,
+    // at once, and the terminal UI reads changes through async sequences. The main queue's hop
+    // would only add latency.
+    SharedChangeDelivery.default = .immediate
     do {
       var command = try parseAsRoot()
       if var asyncCommand = command as? any AsyncParsableCommand {

@@ -18,6 +18,8 @@ struct Increment: AsyncParsableCommand {
   @Flag(help: "Print 'done K' after the K-th increment is stored.")
   var reportEach = false
 
+  @OptionGroup var observer: ObserverOptions
+
   func validate() throws {
     guard times >= 0 else { throw ValidationError("--times must be 0 or more.") }
   }
@@ -25,6 +27,8 @@ struct Increment: AsyncParsableCommand {
   func run() async throws {
     try await reportingFailure {
       let counter = try storage.openInteger()
+      let observers = observer.observe(counter, storage: storage)
+      defer { withExtendedLifetime(observers) {} }
       if let startAt { try await Clock.sleep(untilUnixNanoseconds: startAt) }
       var completed = 0
       for _ in 0..<times {

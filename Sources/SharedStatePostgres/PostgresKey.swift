@@ -95,7 +95,8 @@ public struct PostgresKey<Value: Sendable>: SharedKey {
         changed: { [self] version in reload(after: version, into: subscriber) },
         lost: { [self] error in
           state.fields.withLockedValue { $0.isDisconnected = true }
-          subscriber.yield(throwing: failure(.disconnected, error))
+          let lost = failure(.disconnected, error)
+          subscriber.yieldLatest { .failure(lost) }
         }
       )
     )

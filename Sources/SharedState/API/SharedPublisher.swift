@@ -6,7 +6,10 @@ import OpenCombineShim
 ///
 /// Get one from ``Shared/publisher`` or ``SharedReader/publisher``. It follows its `Shared`
 /// when that is re-pointed with `$x = Shared(…)` (and then publishes the new state's value).
-/// Values arrive on the thread that made the change; it never fails or finishes.
+/// A change this process makes arrives on the thread that made it; another process's change
+/// arrives where ``SharedChangeDelivery/default`` says (the main actor unless the program chose
+/// otherwise). Either way after every lock is released, in commit order. It never fails or
+/// finishes.
 public struct SharedPublisher<Output>: Publisher {
   /// A shared value's publisher never fails.
   public typealias Failure = Never

@@ -53,6 +53,11 @@ public struct SharedSubscriber<Value>: Sendable {
   /// Delivers what `compute` returns, computed while the receiving reference holds its lock, so
   /// that a value read from storage cannot overtake a write the reference makes meanwhile.
   /// `compute` returns `nil` when there is nothing new.
+  ///
+  /// The library's own keys deliver every change from another process through here: the
+  /// reference's observers then hear of it through ``SharedChangeDelivery/default``. A change
+  /// yielded through ``yield(with:)`` reaches them on the yielding thread, as with
+  /// swift-sharing: a custom key chooses its thread itself.
   package func yieldLatest(_ compute: () -> Result<Value?, any Error>?) {
     if callback == nil {
       sink?.receiveUnderLock(compute)

@@ -70,7 +70,8 @@ final class FileKeySubscription<Value: Sendable>: Sendable {
       if wasUnwatched { deliverRead() } else { deliverUnpromptedChange() }
     case let .unwatched(failure):
       state.withLock { $0.isUnwatched = true }
-      subscriber.yield(throwing: FileStorageError(.unwatched, path: key.path, underlying: failure))
+      let error = FileStorageError(.unwatched, path: key.path, underlying: failure)
+      subscriber.yieldLatest { .failure(error) }
     }
   }
 

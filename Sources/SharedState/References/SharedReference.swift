@@ -5,21 +5,29 @@ import Observation
 /// `Shared(value:)`): the value, the lock that serialises its mutations, the key's subscription,
 /// loading and error status, Observation and change listeners.
 ///
+/// Observers (Observation, listeners behind publishers, `values` and subscriptions) never run
+/// while `lock` or a key's cross-process lock is held (invariant 10): a change is committed and
+/// queued in `outbox` under the lock, and delivered after the lock is released, on the thread
+/// that made it, or for changes from elsewhere through ``SharedChangeDelivery/default``.
+///
 /// Sendable because every mutable stored property is read and written only while `lock` is held.
 /// The value is handed out as copies; `Shared` is itself `Sendable` only when its value is, so a
 /// non-`Sendable` value cannot cross threads through it.
 final class SharedReference<Value>: MutableValueProjection, RootReference, Observable,
   SharedSubscriberSink, @unchecked Sendable
 {
-  // Recursive, so that code running inside `withLock` (an Observation callback, a nested
-  // `withLock` on the same state) can read and write on the same thread without deadlocking.
+  // Recursive, so that code running inside `withLock`'s body (a read, a nested `withLock` on
+  // the same state) can read and write on the same thread without deadlocking.
   private let lock = NSRecursiveLock()
+  /// How deep the thread that holds `lock` is in ``changing(_:)``: only the outermost level
+  /// delivers, once the lock is really released.
+  private var changeDepth = 0
   private var storedValue: Value
   private var storedIsLoading = false
   private var storedLoadError: (any Error)?
   private var storedSaveError: (any Error)?
-  private var listeners: [Int: @Sendable (Value) -> Void] = [:]
-  private var nextListenerID = 0
+  /// Changes committed and not yet delivered, and the listeners to deliver them to.
+  private var outbox = ChangeOutbox<Value>()
   private var subscription: SharedSubscription?
   /// The cross-process transaction of the `withLock` running now (on the thread that holds
   /// `lock`): saves made inside it commit through it instead of beginning their own.
@@ -79,7 +87,8 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
     key.load(
       context: .initialValue(defaultValue),
       continuation: LoadContinuation(describedKey) { [weak self] result in
-        self?.apply(result, finishesLoading: true)
+        guard let self else { return }
+        changing { apply(result, finishesLoading: true, isFromElsewhere: false) }
       }
     )
     isSubscriptionPending = true
@@ -107,7 +116,7 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
   /// may itself be creating shared state (in an observer's callback) and need the registry.
   /// The key's subscription catches up with any change made since the load.
   func subscribeToChanges() {
-    let isPending = lock.withLock {
+    let isPending: Bool = lock.withLock {
       defer { isSubscriptionPending = false }
       return isSubscriptionPending
     }
@@ -120,18 +129,19 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
 
   // MARK: Receiving from the key's subscription
 
-  /// A value (or error) delivered by the subscription ends any loading it announced.
+  /// A value (or error) delivered by the subscription ends any loading it announced. A custom
+  /// key's subscription yields it on a thread of the key's choosing: it is delivered there.
   func receive(_ result: Result<Value?, any Error>) {
-    apply(result, finishesLoading: true)
+    changing { apply(result, finishesLoading: true, isFromElsewhere: true) }
   }
 
   func receiveLoading(_ isLoading: Bool) {
-    setIsLoading(isLoading)
+    changing { setIsLoading(isLoading) }
   }
 
   func receiveUnderLock(_ compute: () -> Result<Value?, any Error>?) {
-    lock.withLock {
-      if let result = compute() { apply(result, finishesLoading: false) }
+    receivingFromElsewhere {
+      if let result = compute() { apply(result, finishesLoading: false, isFromElsewhere: true) }
     }
   }
 
@@ -162,22 +172,18 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
   }
 
   func observe(_ onChange: @escaping @Sendable (Value) -> Void) -> SharedSubscription {
-    let id = lock.withLock {
-      // Under the lock, so that no change slips between the current value and the first change.
-      onChange(storedValue)
-      defer { nextListenerID += 1 }
-      listeners[nextListenerID] = onChange
-      return nextListenerID
-    }
+    // The current value is queued with the listener, in one critical section, so that no change
+    // slips between it and the first change, and it is delivered before any later change.
+    let id = changing { outbox.addListener(onChange, startingFrom: storedValue) }
     return SharedSubscription { [self] in
-      _ = lock.withLock { listeners.removeValue(forKey: id) }
+      lock.withLock { outbox.removeListener(id) }
     }
   }
 
   // MARK: Writing
 
   func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
-    try lock.withLock {
+    try changing {
       // A nested `withLock` on the same state runs inside the outer transaction.
       guard let crossProcessKey, openTransaction == nil else { return try mutate(body) }
       let transaction = crossProcessKey.beginTransaction()
@@ -186,10 +192,27 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
         openTransaction = nil
         transaction.end()
       }
+      // A value that could not be brought up to date is not written over (invariant 1).
+      if let readFailure = transaction.readFailure {
+        setSaveError(readFailure)
+        return try refuse(body)
+      }
       // Another process may have written since this one last read: start from its value.
-      if let change = transaction.change { apply(change, finishesLoading: false) }
+      if let change = transaction.change {
+        apply(change, finishesLoading: false, isFromElsewhere: false)
+      }
       return try mutate(body)
     }
+  }
+
+  /// What `withLock` does when its transaction could not read the current value: nothing is
+  /// written. A body that returns nothing is not run at all; one that returns a result runs on a
+  /// copy of the last value known, for its result only, and what it changes is dropped (a
+  /// `rethrows` method can throw no error of its own). Either way ``saveError`` says why.
+  private func refuse<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+    if R.self == Void.self { return () as! R }
+    var copy = storedValue
+    return try body(&copy)
   }
 
   /// Runs `body` on a copy of the value and keeps and saves what it leaves. Call with `lock`
@@ -199,93 +222,173 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
     // same state cannot overlap an access to `storedValue`.
     var newValue = storedValue
     let result = try body(&newValue)
-    if replaceValue(with: newValue) {
-      saveChange(newValue)
+    if let areEqual, areEqual(storedValue, newValue) { return result }
+    if let openTransaction {
+      // Committed first: a value that could not be stored is never announced.
+      do {
+        try openTransaction.commit(newValue)
+      } catch {
+        setSaveError(error)
+        return result
+      }
+      store(newValue, isFromElsewhere: false)
+      finishSave(nil)
+      return result
     }
+    store(newValue, isFromElsewhere: false)
+    saveThroughKey(newValue)
     return result
   }
 
-  /// Stores a changed value: through the open transaction inside `withLock`, otherwise through
-  /// the key. Call with `lock` held.
-  private func saveChange(_ value: Value) {
-    if let openTransaction {
-      finishSave(Result { try openTransaction.commit(value) })
-      return
-    }
+  /// Saves a changed value through the key, outside a transaction (keys that do not share their
+  /// storage with other processes). Call with `lock` held.
+  private func saveThroughKey(_ value: Value) {
     guard let key = writableKey else { return }
     key.save(
       value,
       context: .didSet,
       continuation: SaveContinuation(describedKey) { [weak self] result in
-        self?.finishSave(result)
+        guard let self else { return }
+        changing { finishSave(result.failure) }
       }
     )
   }
 
-  /// Stores a new value, tells Observation and the listeners, and says whether it changed
-  /// anything. Must be called with `lock` held.
-  @discardableResult
-  private func replaceValue(with newValue: Value) -> Bool {
-    if let areEqual, areEqual(storedValue, newValue) { return false }
-    registrar.withMutation(of: self, keyPath: valuePath) {
-      storedValue = newValue
-    }
-    for listener in listeners.values {
-      listener(newValue)
-    }
-    return true
+  /// Stores a new value and queues it for Observation and the listeners. Call with `lock` held.
+  private func store(_ newValue: Value, isFromElsewhere: Bool) {
+    storedValue = newValue
+    outbox.commit(newValue, isFromElsewhere: isFromElsewhere)
   }
 
-  /// Takes in what the key loaded or its subscription delivered.
-  private func apply(_ result: Result<Value?, any Error>, finishesLoading: Bool) {
-    lock.withLock {
-      switch result {
-      case let .success(newValue):
-        if let newValue = newValue ?? defaultValue {
-          replaceValue(with: newValue)
-        }
-        setLoadError(nil)
-      case let .failure(error):
-        setLoadError(error)
+  /// Takes in what the key loaded or its subscription delivered. Call with `lock` held.
+  private func apply(
+    _ result: Result<Value?, any Error>,
+    finishesLoading: Bool,
+    isFromElsewhere: Bool
+  ) {
+    switch result {
+    case let .success(newValue):
+      if let newValue = newValue ?? defaultValue,
+        areEqual?(storedValue, newValue) != true
+      {
+        store(newValue, isFromElsewhere: isFromElsewhere)
       }
-      if finishesLoading {
-        setIsLoading(false)
-      }
+      setLoadError(nil)
+    case let .failure(error):
+      setLoadError(error)
+    }
+    if finishesLoading {
+      setIsLoading(false)
     }
   }
 
+  /// Call with `lock` held.
   private func setIsLoading(_ isLoading: Bool) {
-    lock.withLock {
-      guard storedIsLoading != isLoading else { return }
-      registrar.withMutation(of: self, keyPath: isLoadingPath) { storedIsLoading = isLoading }
-    }
+    guard storedIsLoading != isLoading else { return }
+    storedIsLoading = isLoading
+    outbox.changed(.isLoading)
   }
 
+  /// Call with `lock` held.
   private func setLoadError(_ error: (any Error)?) {
-    lock.withLock {
-      guard storedLoadError != nil || error != nil else { return }
-      registrar.withMutation(of: self, keyPath: loadErrorPath) { storedLoadError = error }
-    }
+    guard storedLoadError != nil || error != nil else { return }
+    storedLoadError = error
+    outbox.changed(.loadError)
   }
 
   /// Takes in how a save went: a failure is the save error; a success clears it, and clears a
-  /// load error too, since the storage now holds a good value.
-  private func finishSave(_ result: Result<Void, any Error>) {
-    lock.withLock {
-      setSaveError(result)
-      if case .success = result { setLoadError(nil) }
+  /// load error too, since the storage now holds a good value. Call with `lock` held.
+  private func finishSave(_ error: (any Error)?) {
+    setSaveError(error)
+    if error == nil { setLoadError(nil) }
+  }
+
+  /// Call with `lock` held.
+  private func setSaveError(_ error: (any Error)?) {
+    guard storedSaveError != nil || error != nil else { return }
+    storedSaveError = error
+    outbox.changed(.saveError)
+  }
+
+  // MARK: Delivering to observers
+
+  /// Runs `body` under `lock`, then, once the lock is released by the outermost call, delivers
+  /// what it queued on this thread: changes this process makes reach its observers on the
+  /// thread that made them, as with swift-sharing.
+  private func changing<R>(_ body: () throws -> R) rethrows -> R {
+    let result = try lock.withLock {
+      changeDepth += 1
+      defer { changeDepth -= 1 }
+      return try body()
+    }
+    deliverPendingChanges()
+    return result
+  }
+
+  /// Runs `body` under `lock` for a change that arrived from elsewhere (the key's subscription),
+  /// then hands its delivery to ``SharedChangeDelivery/default``.
+  private func receivingFromElsewhere(_ body: () -> Void) {
+    let delivery = SharedChangeDelivery.default
+    guard !delivery.isImmediate else { return changing(body) }
+    let schedules = lock.withLock {
+      changeDepth += 1
+      defer { changeDepth -= 1 }
+      body()
+      // Inside an outer `changing` on this thread, that one delivers on its way out.
+      return changeDepth == 1 && outbox.claimSchedule()
+    }
+    guard schedules else { return }
+    delivery.schedule { [weak self] in
+      guard let self else { return }
+      lock.withLock { outbox.scheduledDeliveryStarts() }
+      deliverPendingChanges()
     }
   }
 
-  private func setSaveError(_ result: Result<Void, any Error>) {
-    let error: (any Error)? =
-      switch result {
-      case .success: nil
-      case let .failure(error): error
+  /// Delivers queued changes on this thread, unless this thread still holds `lock` (it delivers
+  /// when it lets go) or another thread is delivering (it takes these too, in order).
+  private func deliverPendingChanges() {
+    var next = lock.withLock { changeDepth == 0 ? takeBatch(beginning: true) : nil }
+    while let (changes, listeners) = next {
+      deliver(changes, to: listeners)
+      next = lock.withLock { takeBatch(beginning: false) }
+    }
+  }
+
+  /// The queued changes and the listeners to tell. Call with `lock` held.
+  private func takeBatch(
+    beginning: Bool
+  ) -> ([ChangeOutbox<Value>.Change], [Int: ChangeOutbox<Value>.Listener])? {
+    let changes = beginning ? outbox.beginDelivery() : outbox.continueDelivery()
+    return changes.map { ($0, outbox.listeners) }
+  }
+
+  /// Tells Observation and the listeners, in order, with no lock held.
+  private func deliver(
+    _ changes: [ChangeOutbox<Value>.Change],
+    to listeners: [Int: ChangeOutbox<Value>.Listener]
+  ) {
+    for change in changes {
+      switch change {
+      case let .value(value, sequence, _):
+        registrar.withMutation(of: self, keyPath: valuePath) {}
+        for listener in listeners.values where listener.since < sequence {
+          listener.onChange(value)
+        }
+      case let .property(property):
+        announce(property)
+      case let .initialValue(value, id):
+        listeners[id]?.onChange(value)
       }
-    lock.withLock {
-      guard storedSaveError != nil || error != nil else { return }
-      registrar.withMutation(of: self, keyPath: saveErrorPath) { storedSaveError = error }
+    }
+  }
+
+  private func announce(_ property: ChangeOutbox<Value>.Property) {
+    switch property {
+    case .value: registrar.withMutation(of: self, keyPath: valuePath) {}
+    case .isLoading: registrar.withMutation(of: self, keyPath: isLoadingPath) {}
+    case .loadError: registrar.withMutation(of: self, keyPath: loadErrorPath) {}
+    case .saveError: registrar.withMutation(of: self, keyPath: saveErrorPath) {}
     }
   }
 
@@ -293,12 +396,12 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
 
   func load() async throws {
     guard let key else { return }
-    setIsLoading(true)
+    changing { setIsLoading(true) }
     try await withCheckedThrowingContinuation { (resumption: CheckedContinuation<Void, any Error>) in
       key.load(
         context: .userInitiated,
         continuation: LoadContinuation(describedKey) { [self] result in
-          apply(result, finishesLoading: true)
+          changing { apply(result, finishesLoading: true, isFromElsewhere: false) }
           resumption.resume(with: result.map { _ in })
         }
       )
@@ -313,10 +416,18 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
         value,
         context: .userInitiated,
         continuation: SaveContinuation(describedKey) { [self] result in
-          finishSave(result)
+          changing { finishSave(result.failure) }
           resumption.resume(with: result)
         }
       )
     }
+  }
+}
+
+extension Result {
+  /// The error of a failure, `nil` for a success.
+  fileprivate var failure: Failure? {
+    guard case let .failure(error) = self else { return nil }
+    return error
   }
 }

@@ -275,7 +275,7 @@ struct AppStorageKeyTests {
     @Shared(.appStorage(name, store: suite)) var value = 1
     #expect(($value.loadError as? AppStorageError)?.reason == .keyNameTooLong)
     $value.withLock { $0 = 2 }
-    #expect(value == 2, "the value still works in memory")
+    #expect(value == 1, "a write that could not be committed is neither kept nor announced")
     #expect(($value.saveError as? AppStorageError)?.reason == .keyNameTooLong)
     #expect(try directory.contents() == [])
     #expect(throws: AppStorageError.self) { try suite.write(1, forKey: name) }

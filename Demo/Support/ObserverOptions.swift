@@ -1,0 +1,61 @@
+import ArgumentParser
+import Foundation
+import OpenCombineShim
+import SharedState
+import Synchronization
+
+/// Hidden options of `increment` that give the process an observer of its own value, as a UI's
+/// "when this changes, update that" code would be: slow (`--observer-sleep-milliseconds`), or
+/// writing to a key (`--observer-target`). The multi-process tests use them to show that one
+/// process's observers never hold up another process, nor deadlock with its observers.
+struct ObserverOptions: ParsableArguments {
+  @Option(help: ArgumentHelp("Observe the value with a publisher sink that sleeps this long on each change (printing 'observer sleeping V' first).", visibility: .hidden))
+  var observerSleepMilliseconds: Int?
+
+  @Option(help: ArgumentHelp("Observe the value with a sink that runs a withLock on this state on each change: with --file a file's path, with --suite a key of the same suite.", visibility: .hidden))
+  var observerTarget: String?
+
+  @Option(help: ArgumentHelp("The observer's withLock adds this to its target once, the first time the observed value reaches --observer-threshold; otherwise it changes nothing.", visibility: .hidden))
+  var observerAdds = 0
+
+  @Option(help: ArgumentHelp("See --observer-adds.", visibility: .hidden))
+  var observerThreshold = 100
+
+  /// Starts the observers asked for on `counter`; keep the result for as long as they should
+  /// observe.
+  func observe(_ counter: Shared<Int>, storage: StorageOptions) -> [AnyCancellable] {
+    var observers: [AnyCancellable] = []
+    if let observerSleepMilliseconds {
+      // The first value is the current one, not a change.
+      observers.append(
+        counter.publisher.dropFirst().sink { value in
+          Output.line("observer sleeping \(value)")
+          usleep(UInt32(observerSleepMilliseconds) * 1000)
+        }
+      )
+    }
+    if let observerTarget {
+      let target = Shared<Int>(wrappedValue: 0, storage.key(named: observerTarget))
+      let adds = observerAdds
+      let threshold = observerThreshold
+      let hasAdded = Atomic(false)
+      observers.append(
+        counter.publisher.sink { value in
+          let addsNow = value >= threshold && !hasAdded.exchange(true, ordering: .relaxed)
+          target.withLock { $0 += addsNow ? adds : 0 }
+        }
+      )
+    }
+    return observers
+  }
+}
+
+extension StorageOptions {
+  /// The key of another value beside this one: with `--file`, the file at `name`; with
+  /// `--suite`, the key `name` of the same suite; with `--postgres`, the key `name` there.
+  func key<Value: Codable & Sendable>(named name: String) -> any SharedKey<Value> {
+    var other = self
+    if file != nil { other.file = name } else { other.key = name }
+    return other.key()
+  }
+}

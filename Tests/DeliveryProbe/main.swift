@@ -1,0 +1,93 @@
+// A child program for the delivery tests (DeliveryTests), in the shapes programs that receive
+// other processes' changes take. Each follows one file-storage counter and prints `value V main`
+// (on the main queue, the main actor's executor) or `value V other` for each value its observer
+// receives.
+//
+//   delivery-probe main-actor FILE LAST   async main; a @MainActor model subscribes to the
+//                                         publisher; exits 0 after LAST, printing
+//                                         `deliveries N`.
+//   delivery-probe immediate FILE LAST    synchronous main that chose .immediate and blocks.
+//   delivery-probe blocked FILE           synchronous main that keeps the default and never
+//                                         runs the main queue.
+import Foundation
+import OpenCombineShim
+import SharedState
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 3 else {
+  FileHandle.standardError.write(Data("usage: delivery-probe MODE FILE [LAST]\n".utf8))
+  exit(2)
+}
+let mode = arguments[1]
+let url = URL(fileURLWithPath: arguments[2])
+let last = arguments.count > 3 ? Int(arguments[3]) ?? 0 : 0
+
+/// Prints a line at once, from any thread.
+@Sendable func line(_ text: String) {
+  FileHandle.standardOutput.write(Data((text + "\n").utf8))
+}
+
+/// Marks Dispatch's main queue, the main actor's executor. With an async `main` on Linux the
+/// queue is drained on a thread that is not the process's first (`dispatch_main()` parks that
+/// one), so `Thread.isMainThread` cannot tell: the queue's own mark can.
+let mainQueueMark = DispatchSpecificKey<Bool>()
+DispatchQueue.main.setSpecific(key: mainQueueMark, value: true)
+
+/// `main` when the caller runs on the main queue (the main actor), `other` otherwise.
+@Sendable func place() -> String {
+  DispatchQueue.getSpecific(key: mainQueueMark) == true ? "main" : "other"
+}
+
+/// The model UI code writes: main-actor isolated, its sink closure inferred as main-actor code
+/// (Swift 6 checks that at run time when the closure is called).
+@MainActor final class Model {
+  let count = Shared(wrappedValue: 0, .fileStorage(url))
+  var seen: [Int] = []
+  var cancellable: AnyCancellable?
+  var finished: (() -> Void)?
+
+  func start() {
+    cancellable = count.publisher.sink { [weak self] value in
+      guard let self else { return }
+      seen.append(value)
+      line("value \(value) \(place())")
+      if value == last, let finished {
+        self.finished = nil
+        finished()
+      }
+    }
+  }
+}
+
+/// Follows the counter from a synchronous program: the observer is `@Sendable`, not main-actor
+/// code, since it runs wherever the delivery puts it.
+func follow(until last: Int?) -> AnyCancellable {
+  let count = Shared(wrappedValue: 0, .fileStorage(url))
+  return count.publisher.sink { @Sendable value in
+    line("value \(value) \(place())")
+    if let last, value == last { exit(0) }
+  }
+}
+
+switch mode {
+case "main-actor":
+  let model = Model()
+  await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+    model.finished = { done.resume() }
+    model.start()
+    line("ready")
+  }
+  line("deliveries \(model.seen.count)")
+case "immediate":
+  SharedChangeDelivery.default = .immediate
+  let observer = follow(until: last)
+  line("ready")
+  withExtendedLifetime(observer) { while true { sleep(1) } }
+case "blocked":
+  let observer = follow(until: nil)
+  line("ready")
+  withExtendedLifetime(observer) { while true { sleep(1) } }
+default:
+  FileHandle.standardError.write(Data("delivery-probe: unknown mode \(mode)\n".utf8))
+  exit(2)
+}

@@ -1,0 +1,82 @@
+import Foundation
+import SharedState
+import Testing
+
+/// Invariant 11: other processes' changes reach observers where the program's UI code lives.
+/// Each test runs `DeliveryProbe` (Tests/DeliveryProbe) in one of the shapes a program takes,
+/// and writes from another process with `shared-demo`.
+@Suite("Where other processes' changes arrive")
+struct DeliveryTests {
+  /// The probe the package built beside the tests.
+  static let probe = DemoProcess.demoExecutable
+    .deletingLastPathComponent()
+    .appendingPathComponent("DeliveryProbe")
+
+  private func set(_ file: String, _ value: Int) async throws {
+    #expect(try await DemoProcess("set", "--file", file, String(value)).waitForExit() == 0)
+  }
+
+  @Test func aMainActorModelReceivesOtherProcessesChangesOnTheMainThread() async throws {
+    let directory = try TemporaryDirectory()
+    let file = directory.path("count.json")
+    let model = try DemoProcess(executable: Self.probe, arguments: ["main-actor", file, "6"])
+    #expect(try await model.nextLine() == "value 0 main")
+    #expect(try await model.nextLine() == "ready")
+    try await set(file, 5)
+    #expect(try await model.nextLine() == "value 5 main")
+    try await set(file, 6)
+    #expect(try await model.nextLine() == "value 6 main")
+    #expect(try await model.nextLine() == "deliveries 3")
+    #expect(try await model.waitForExit() == 0)
+  }
+
+  @Test func aSynchronousProgramThatChoseImmediateDeliveryReceivesChanges() async throws {
+    let directory = try TemporaryDirectory()
+    let file = directory.path("count.json")
+    let program = try DemoProcess(executable: Self.probe, arguments: ["immediate", file, "6"])
+    #expect(try await program.nextLine() == "value 0 main")
+    #expect(try await program.nextLine() == "ready")
+    try await set(file, 5)
+    #expect(try await program.nextLine() == "value 5 other")
+    try await set(file, 6)
+    #expect(try await program.nextLine() == "value 6 other")
+    #expect(try await program.waitForExit() == 0)
+  }
+
+  @Test func aProgramWhoseMainQueueNeverRunsIsToldWhatToChoose() async throws {
+    let directory = try TemporaryDirectory()
+    let file = directory.path("count.json")
+    let program = try DemoProcess(executable: Self.probe, arguments: ["blocked", file])
+    defer { program.kill(SIGKILL) }
+    #expect(try await program.nextLine() == "value 0 main")
+    #expect(try await program.nextLine() == "ready")
+    try await set(file, 5)
+    // Within a few seconds, in one sentence, with the setting to use.
+    let warning = try await program.nextErrorLine(seconds: 5)
+    #expect(warning.contains("SharedChangeDelivery.default = .immediate"), "\(warning)")
+  }
+
+  @Test func aBurstEndsOnTheLastValueInOrderWithNoMoreDeliveriesThanWrites() async throws {
+    let directory = try TemporaryDirectory()
+    let file = directory.path("count.json")
+    let model = try DemoProcess(executable: Self.probe, arguments: ["main-actor", file, "1000"])
+    #expect(try await model.nextLine() == "value 0 main")
+    #expect(try await model.nextLine() == "ready")
+    let writer = try DemoProcess("increment", "--file", file, "--times", "1000")
+    #expect(try await writer.allOutput(seconds: 120) == ["ok 1000"])
+    var previous = 0
+    var line = try await model.nextLine()
+    while line.hasPrefix("value ") {
+      let parts = line.split(separator: " ")
+      let value = try #require(Int(parts[1]))
+      #expect(value > previous, "\(value) after \(previous)")
+      #expect(parts[2] == "main")
+      previous = value
+      line = try await model.nextLine()
+    }
+    #expect(previous == 1000)
+    let deliveries = try #require(Int(line.dropFirst("deliveries ".count)))
+    #expect(deliveries <= 1001, "the first value and at most one delivery per write")
+    #expect(try await model.waitForExit() == 0)
+  }
+}
