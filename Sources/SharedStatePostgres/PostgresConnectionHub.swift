@@ -13,12 +13,12 @@ import PostgresNIO
 /// not be made on an event loop (deliveries run on a queue of their own for that reason).
 ///
 /// No wait lasts longer than ``timeout``: every blocking step of one operation shares a
-/// ``Deadline``; the server is asked to give up on a lock wait after half the timeout and on a
-/// statement after three quarters (so that a live server says why), and to end a session left
-/// idle inside a transaction for longer than the timeout (a process stopped while it held a
-/// row's lock); TCP keepalives and a user timeout find a peer that vanished from the network;
-/// and the listening connection is asked `SELECT 1` every half timeout, and dropped when the
-/// answer does not come in time.
+/// ``Deadline``; the server is asked to give up on a statement, and before it on a lock wait,
+/// just before the timeout (so that a live server says why), and to end a session left idle
+/// inside a transaction for longer than the timeout (a process stopped while it held a row's
+/// lock); TCP keepalives and a user timeout find a peer that vanished from the network; and the
+/// listening connection is asked `SELECT 1` every half timeout, and dropped when the answer does
+/// not come in time.
 final class PostgresConnectionHub: Sendable {
   /// The channel of every notification, and the table of every value.
   static let channel = "shared_state"
@@ -113,12 +113,16 @@ final class PostgresConnectionHub: Sendable {
   ) -> PostgresConnection.Configuration {
     var configuration = configuration
     configuration.options.connectTimeout = min(configuration.options.connectTimeout, timeout)
-    let milliseconds = max(1, timeout.nanoseconds / 1_000_000)
-    // A lock wait is one part of a statement: its own limit comes first, so that the server
-    // names the lock.
+    let milliseconds = max(3, timeout.nanoseconds / 1_000_000)
+    // Just before the client gives up (a tenth of the timeout, at most a second), so that a live
+    // server names the reason; as late as that, so that a freeze of the server shorter than the
+    // timeout cancels nothing when it ends (the server's timers run on while it is stopped). A
+    // lock wait is one part of a statement: its own limit comes first, so that the server names
+    // the lock.
+    let margin = max(1, min(1000, milliseconds / 10))
     let settings = [
-      ("statement_timeout", max(1, milliseconds * 3 / 4)),
-      ("lock_timeout", max(1, milliseconds / 2)),
+      ("statement_timeout", milliseconds - margin),
+      ("lock_timeout", milliseconds - 2 * margin),
       ("idle_in_transaction_session_timeout", milliseconds),
     ]
     for (name, value) in settings where !configuration.options.additionalStartupParameters.contains(where: { $0.0 == name }) {

@@ -14,15 +14,17 @@ import PostgresNIO
 /// and timeout shares one listening connection (and a few connections for reads and
 /// transactions), whatever its namespace.
 ///
-/// No call waits for the server longer than the store's ``timeout`` (10 seconds unless you
+/// No call waits for the server longer than the store's ``timeout`` (30 seconds unless you
 /// choose): see <doc:ServerFailures>.
 public struct PostgresStore: Hashable, Sendable {
   /// The namespace: keys of two namespaces are different state.
   public let namespace: String
   let hub: PostgresConnectionHub
 
-  /// How long a call waits for the server unless the store is given another timeout: 10 seconds.
-  public static let defaultTimeout: Duration = .seconds(10)
+  /// How long a call waits for the server unless the store is given another timeout: 30
+  /// seconds, so that a pause of the server of 20 seconds (a checkpoint, a failover, a busy
+  /// network) is ridden out.
+  public static let defaultTimeout: Duration = .seconds(30)
 
   /// A store for a postgres-nio configuration.
   ///
