@@ -15,7 +15,7 @@ struct PostgresOptions: ParsableArguments {
 
   @Option(
     name: .customLong("postgres-timeout"),
-    help: "The longest any wait for the PostgreSQL server lasts, in seconds (with --postgres; default: 10): a server that stops answering makes a read or write fail with a sentence after it."
+    help: "The longest any wait for the PostgreSQL server lasts, in seconds (with --postgres; default: 30): a server that stops answering makes a read or write fail with a sentence after it."
   )
   var timeout: Double?
 
