@@ -18,7 +18,7 @@ struct PostgresServerFailureTests {
       let store = try PostgresStore(url: server.url, namespace: "frozen", timeout: .seconds(2))
       #expect(store.timeout == .seconds(2))
       #expect(try PostgresStore(url: server.url).timeout == PostgresStore.defaultTimeout)
-      #expect(PostgresStore.defaultTimeout == .seconds(10))
+      #expect(PostgresStore.defaultTimeout == .seconds(30))
       @Shared(.postgres("counter", store: store)) var counter = 0
       for _ in 0..<5 { $counter.withLock { $0 += 1 } }
       #expect($counter.saveError == nil)
@@ -108,21 +108,66 @@ struct PostgresServerFailureTests {
 
   @Test func aFreezeShorterThanTheTimeoutIsOnlyAPause() async throws {
     try await PostgresServer.withServer { server in
-      let worker = try DemoProcess(
-        "increment", "--postgres", server.url, "--key", "counter", "--times", "1000", "--report-each",
-        "--postgres-timeout", "6"
-      )
-      _ = try await worker.nextLine(seconds: 60)
+      // Two processes, so that one is waiting for the row's lock when the server stops: the
+      // server's lock timeout runs on while it is stopped, and must not end that wait.
+      let workers = try (0..<2).map { _ in
+        try DemoProcess(
+          "increment", "--postgres", server.url, "--key", "counter", "--times", "1000", "--report-each",
+          "--postgres-timeout", "6"
+        )
+      }
+      for worker in workers { _ = try await worker.nextLine(seconds: 60) }
       try server.freeze()
       defer { try? server.thaw() }
-      // The length of the freeze, below the timeout: a deliberate pause, not a wait for an event.
-      try await Task.sleep(for: .seconds(2))
+      // The length of the freeze, two thirds of the timeout (as 20 s is of the default 30 s): a
+      // deliberate pause, not a wait for an event.
+      try await Task.sleep(for: .seconds(4))
       try server.thaw()
-      let lines = try await worker.allOutput(seconds: 120)
-      #expect(lines.last == "ok 1000")
-      #expect(try await worker.waitForExit() == 0)
-      #expect(try await worker.allErrors(seconds: 10) == [])
-      #expect(try server.psql("SELECT value::text FROM shared_state WHERE key = 'counter'") == "1000")
+      for worker in workers {
+        let lines = try await worker.allOutput(seconds: 120)
+        let errors = try await worker.allErrors(seconds: 10)
+        #expect(lines.last == "ok 1000", "\(errors)")
+        #expect(errors == [])
+        #expect(try await worker.waitForExit() == 0)
+      }
+      #expect(try server.psql("SELECT value::text FROM shared_state WHERE key = 'counter'") == "2000")
+    }
+  }
+
+  @Test func aFreezeDuringALockWaitDoesNotEndTheWait() async throws {
+    try await PostgresServer.withServer { server in
+      let store = try PostgresStore(url: server.url, timeout: .seconds(6))
+      @Shared(.postgres("counter", store: store)) var counter = 0
+      $counter.withLock { $0 = 1 }
+      // Another session holds the row's lock for 2 s.
+      let holder = try DemoProcess.shell(
+        "\(server.psqlPath) -X -q -h 127.0.0.1 -p \(server.port) -U postgres -d postgres -c \"BEGIN; SELECT 1 FROM shared_state WHERE key = 'counter' FOR UPDATE; SELECT pg_sleep(2); COMMIT;\""
+      )
+      defer { holder.kill(SIGKILL) }
+      try await waitFor(server, "SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation WHERE c.relname = 'shared_state' AND l.mode = 'RowShareLock' AND l.pid <> pg_backend_pid()")
+      let shared = $counter
+      let increment = Task.detached {
+        shared.withLock { $0 += 1 }
+        return shared.saveError.map { String(describing: $0) }
+      }
+      // This process now waits for the lock; the server stops for 3.5 s, longer than half the
+      // timeout. Its lock timeout, running on meanwhile, must not end the wait.
+      try await waitFor(server, "SELECT count(*) FROM pg_locks WHERE NOT granted")
+      try server.freeze()
+      defer { try? server.thaw() }
+      try await Task.sleep(for: .milliseconds(3500))
+      try server.thaw()
+      let error = await increment.value
+      #expect(error == nil)
+      #expect(counter == 2)
+      #expect(try server.psql("SELECT value::text FROM shared_state WHERE key = 'counter'") == "2")
+    }
+  }
+
+  /// Waits until `query` (a count) answers something other than 0.
+  private func waitFor(_ server: PostgresServer, _ query: String) async throws {
+    try await withTimeout(seconds: 20) {
+      while try server.psql(query) == "0" { try await Task.sleep(for: .milliseconds(10)) }
     }
   }
 
