@@ -135,13 +135,15 @@ struct PostgresServerFailureTests {
   }
 
   @Test func aFreezeDuringALockWaitDoesNotEndTheWait() async throws {
+    // The lengths of the freeze and the timeout are deliberate, not waits for an event.
     try await PostgresServer.withServer { server in
-      let store = try PostgresStore(url: server.url, timeout: .seconds(6))
+      // The server's lock timeout is then 8 s (it was 5 s when set at half the timeout).
+      let store = try PostgresStore(url: server.url, timeout: .seconds(10))
       @Shared(.postgres("counter", store: store)) var counter = 0
       $counter.withLock { $0 = 1 }
-      // Another session holds the row's lock for 2 s.
+      // Another session holds the row's lock until it is ended.
       let holder = try DemoProcess.shell(
-        "\(server.psqlPath) -X -q -h 127.0.0.1 -p \(server.port) -U postgres -d postgres -c \"BEGIN; SELECT 1 FROM shared_state WHERE key = 'counter' FOR UPDATE; SELECT pg_sleep(2); COMMIT;\""
+        "\(server.psqlPath) -X -q -h 127.0.0.1 -p \(server.port) -U postgres -d postgres -c \"BEGIN; SELECT 1 FROM shared_state WHERE key = 'counter' FOR UPDATE; SELECT pg_sleep(60); COMMIT;\""
       )
       defer { holder.kill(SIGKILL) }
       try await waitFor(server, "SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation WHERE c.relname = 'shared_state' AND l.mode = 'RowShareLock' AND l.pid <> pg_backend_pid()")
@@ -150,13 +152,15 @@ struct PostgresServerFailureTests {
         shared.withLock { $0 += 1 }
         return shared.saveError.map { String(describing: $0) }
       }
-      // This process now waits for the lock; the server stops for 3.5 s, longer than half the
-      // timeout. Its lock timeout, running on meanwhile, must not end the wait.
+      // This process now waits for the lock; the server stops for 5.5 s, longer than half the
+      // timeout. Its lock timeout, running on meanwhile, must not end the wait: the end of the
+      // other session must.
       try await waitFor(server, "SELECT count(*) FROM pg_locks WHERE NOT granted")
       try server.freeze()
       defer { try? server.thaw() }
-      try await Task.sleep(for: .milliseconds(3500))
+      try await Task.sleep(for: .milliseconds(5500))
       try server.thaw()
+      try server.psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(60)%' AND pid <> pg_backend_pid()")
       let error = await increment.value
       #expect(error == nil)
       #expect(counter == 2)
