@@ -87,12 +87,13 @@ public struct PostgresStore: Hashable, Sendable {
     }
   }
 
-  /// Whether both are the same namespace on the same server.
+  /// Whether both are the same namespace on the same server, with the same timeout (stores that
+  /// differ in their timeout use connections of their own, and are different stores).
   public static func == (lhs: Self, rhs: Self) -> Bool {
     lhs.namespace == rhs.namespace && lhs.hub === rhs.hub
   }
 
-  /// Hashes the namespace and the server.
+  /// Hashes the namespace, the server and the timeout.
   public func hash(into hasher: inout Hasher) {
     hasher.combine(namespace)
     hasher.combine(ObjectIdentifier(hub))
