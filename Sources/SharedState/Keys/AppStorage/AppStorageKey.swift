@@ -16,6 +16,8 @@ import Foundation
 ///   not reported back as changes. A suite's directory is watched once, however many keys are
 ///   in use.
 /// - A missing file means the default value. Setting an optional to `nil` removes the file.
+/// - A file that cannot be read (another user's file, a file longer than the suite's
+///   ``AppStorageSuite/maximumReadSize``) is never written over: writes fail with that error.
 /// - A file that does not decode as the declared type leaves the value as it was, sets
 ///   ``Shared/loadError``, and is left alone until the program writes a new value.
 /// - A key whose name cannot be a file name (it is too long) never reads or writes anything:
@@ -62,7 +64,8 @@ public struct AppStorageKey<Value: Sendable>: SharedKey {
         encode: format.encode,
         durability: suite.durability,
         filePermissions: suite.filePermissions,
-        directoryPermissions: suite.directoryPermissions
+        directoryPermissions: suite.directoryPermissions,
+        maximumReadSize: suite.maximumReadSize
       )
     }
     parts = Parts(key: key, suite: suite, isDefaultSuite: suite == defaultSuite, file: file)
@@ -112,7 +115,8 @@ extension AppStorageKey: CrossProcessKey {
   package func beginTransaction() -> KeyTransaction<Value> {
     switch file {
     case let .success(file): file.beginTransaction()
-    case let .failure(error): KeyTransaction(change: nil, commit: { _ in throw error }, end: {})
+    // A key that has no file has no current value either.
+    case let .failure(error): KeyTransaction(change: nil, readFailure: error, commit: { _ in throw error }, end: {})
     }
   }
 }
