@@ -79,7 +79,8 @@ struct PostgresServerFailureTests {
       let waited = ContinuousClock.now - frozenAt
       print("An incrementing process on a frozen server failed after \(waited) (timeout 2 s).")
       #expect(status == 1)
-      #expect(waited < .seconds(5), "\(waited)")
+      // The timeout, and the start and end of a process on a loaded machine.
+      #expect(waited < .seconds(8), "\(waited)")
       let errors = try await worker.allErrors(seconds: 10)
       #expect(errors.count == 1, "\(errors)")
       #expect(errors.first?.contains("PostgreSQL at 127.0.0.1") == true, "\(errors)")
