@@ -114,15 +114,15 @@ struct PostgresServerFailureTests {
       let workers = try (0..<2).map { _ in
         try DemoProcess(
           "increment", "--postgres", server.url, "--key", "counter", "--times", "1000", "--report-each",
-          "--postgres-timeout", "6"
+          "--postgres-timeout", "10"
         )
       }
       for worker in workers { _ = try await worker.nextLine(seconds: 60) }
       try server.freeze()
       defer { try? server.thaw() }
-      // The length of the freeze, two thirds of the timeout (as 20 s is of the default 30 s): a
-      // deliberate pause, not a wait for an event.
-      try await Task.sleep(for: .seconds(4))
+      // The length of the freeze, well below the timeout, with room for a loaded machine (the
+      // wait that meets the freeze began before it): a deliberate pause, not a wait for an event.
+      try await Task.sleep(for: .seconds(3))
       try server.thaw()
       for worker in workers {
         let lines = try await worker.allOutput(seconds: 120)
