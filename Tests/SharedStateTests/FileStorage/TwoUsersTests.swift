@@ -83,7 +83,9 @@ struct TwoUsersTests {
     let ground = try Ground()
     let target = ground.path("count.json")
     let location = storage == "file" ? ["--file", target] : ["--suite", ground.directory, "--key", "count"]
-    let counter = try Self.asNobody(["increment"] + location + ["--times", "200000", "--report-each"])
+    // Endless in practice: it must still be running when the swap comes, however slowly this
+    // process gets there (a finished counter would exit 0 and leave the 500 alone).
+    let counter = try Self.asNobody(["increment"] + location + ["--times", "1000000000", "--report-each"])
     #expect(try await counter.nextLine() == "done 1")
     let staged = ground.path("staged")
     let swap = "printf 500 > '\(staged)' && chmod 000 '\(staged)' && mv '\(staged)' '\(target)'"
