@@ -8,7 +8,12 @@ let package = Package(
     // The same keys on PostgreSQL, in a product of its own: only programs that ask for it build
     // SwiftNIO and postgres-nio.
     .library(name: "SharedStatePostgres", targets: ["SharedStatePostgres"]),
+    // Changes on a GLib main loop and Swift's main actor inside it, for GTK programs: a product
+    // of its own, so that only programs that ask for it need GLib.
+    .library(name: "SharedStateGLib", targets: ["SharedStateGLib"]),
     .executable(name: "shared-demo", targets: ["SharedDemo"]),
+    // The demo as a GTK 4 window, on the same suite format as `shared-demo ui`.
+    .executable(name: "shared-demo-gtk", targets: ["SharedDemoGTK"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -57,6 +62,44 @@ let package = Package(
         .product(name: "PostgresNIO", package: "postgres-nio"),
       ]
     ),
+    // GLib (Debian's libglib2.0-dev, which libgtk-4-dev brings), and libdispatch's hooks for a
+    // foreign loop that runs the main queue.
+    .systemLibrary(
+      name: "CGLib",
+      path: "Sources/CGLib",
+      pkgConfig: "glib-2.0",
+      providers: [.apt(["libglib2.0-dev"])]
+    ),
+    .target(
+      name: "SharedStateGLib",
+      dependencies: ["SharedState", "CGLib"]
+    ),
+    // GTK 4 (Debian's libgtk-4-dev), for the GTK demo; the header adds the macros Swift cannot
+    // import as functions.
+    .systemLibrary(
+      name: "CGTK",
+      path: "Sources/CGTK",
+      pkgConfig: "gtk4",
+      providers: [.apt(["libgtk-4-dev"])]
+    ),
+    .executableTarget(
+      name: "SharedDemoGTK",
+      dependencies: [
+        "CGTK",
+        "SharedState",
+        "SharedStateGLib",
+        .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
+        .product(name: "OpenCombineShim", package: "OpenCombine"),
+      ],
+      path: "DemoGTK"
+    ),
+    // The complete program of the DocC article "Embedding in a GTK application", built so that
+    // it stays true.
+    .executableTarget(
+      name: "GTKCounterExample",
+      dependencies: ["CGTK", "SharedState", "SharedStateGLib"],
+      path: "Examples/GTKCounter"
+    ),
     .executableTarget(
       name: "SharedDemo",
       dependencies: [
@@ -97,6 +140,33 @@ let package = Package(
         .product(name: "DependenciesTestSupport", package: "swift-dependencies"),
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+        .product(name: "OpenCombineShim", package: "OpenCombine"),
+      ]
+    ),
+    // The GLib tests' child process: a real GLib main loop with the bridge and the delivery,
+    // reporting what arrives where on standard output; also the GTK latency benchmark's writer.
+    .executableTarget(
+      name: "SharedGLibProbe",
+      dependencies: [
+        "CGLib",
+        "SharedState",
+        "SharedStateGLib",
+        .product(name: "OpenCombineShim", package: "OpenCombine"),
+      ],
+      path: "Tests/SharedGLibProbe"
+    ),
+    .testTarget(
+      name: "SharedStateGLibTests",
+      dependencies: [
+        "CGLib",
+        "CTestSupport",
+        "SharedState",
+        "SharedStateGLib",
+        // Run as child processes: the GLib probe, the GTK demo under Xvfb, and `shared-demo set`.
+        "SharedGLibProbe",
+        "SharedDemoGTK",
+        "SharedDemo",
+        .product(name: "Dependencies", package: "swift-dependencies"),
         .product(name: "OpenCombineShim", package: "OpenCombine"),
       ]
     ),

@@ -14,7 +14,7 @@ struct Set: AsyncParsableCommand {
     try await reportingFailure {
       let value = try JSONValue(parsing: json)
       // Open the value whatever the file holds now: a set replaces it.
-      let shared = Shared<JSONValue>(wrappedValue: .null, storage.key())
+      let shared = Shared<JSONValue>(wrappedValue: .null, storage.jsonKey())
       shared.withLock { $0 = value }
       if let error = shared.saveError {
         throw DemoError(String(describing: error))

@@ -46,7 +46,7 @@ struct Watch: AsyncParsableCommand {
     defer { withExtendedLifetime(others) {} }
     let slow = observeSlowly()
     defer { withExtendedLifetime(slow) {} }
-    let shared = Shared<JSONValue>(wrappedValue: .null, storage.key())
+    let shared = Shared<JSONValue>(wrappedValue: .null, storage.jsonKey())
     let outcome = await withTaskGroup(of: Outcome.self) { group in
       group.addTask { await printChanges(of: shared) ? .completed : .endless }
       group.addTask { await printErrors(of: shared) }

@@ -45,17 +45,9 @@ enum JSONValue: Codable, Equatable, Sendable {
   /// Parses a command-line argument.
   init(parsing text: String) throws {
     do {
-      self = try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+      self = try JSONValue(json: Data(text.utf8))
     } catch {
       throw DemoError("'\(text)' is not valid JSON")
     }
-  }
-
-  /// One line of compact JSON with sorted keys.
-  var compactJSON: String {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    let data = (try? encoder.encode(self)) ?? Data("null".utf8)
-    return String(decoding: data, as: UTF8.self)
   }
 }

@@ -13,10 +13,20 @@ struct PostgresOptions: ParsableArguments {
   @Option(help: "The namespace of the keys in PostgreSQL (with --postgres; default: \"default\").")
   var namespace: String?
 
+  @Option(
+    name: .customLong("postgres-timeout"),
+    help: "The longest any wait for the PostgreSQL server lasts, in seconds (with --postgres; default: 30): a server that stops answering makes a read or write fail with a sentence after it."
+  )
+  var timeout: Double?
+
   func validate() throws {
     guard let url else {
       if namespace != nil { throw ValidationError("--namespace needs --postgres.") }
+      if timeout != nil { throw ValidationError("--postgres-timeout needs --postgres.") }
       return
+    }
+    if let timeout, !(timeout > 0 && timeout <= 86_400) {
+      throw ValidationError("--postgres-timeout must be more than 0 seconds and at most 86400.")
     }
     do {
       _ = try PostgresStore(url: url)
@@ -27,6 +37,12 @@ struct PostgresOptions: ParsableArguments {
 
   /// The store the options name, or `nil` without `--postgres`.
   var store: PostgresStore? {
-    url.flatMap { try? PostgresStore(url: $0, namespace: namespace ?? "default") }
+    url.flatMap {
+      try? PostgresStore(
+        url: $0,
+        namespace: namespace ?? "default",
+        timeout: timeout.map { .milliseconds(max(1, Int64(($0 * 1000).rounded()))) } ?? PostgresStore.defaultTimeout
+      )
+    }
   }
 }

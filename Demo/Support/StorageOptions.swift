@@ -18,6 +18,9 @@ struct StorageOptions: ParsableArguments {
   @Flag(help: "Flush each write to the disk (fsync) before it counts as done.")
   var fsync = false
 
+  @Option(help: "Read at most this many bytes of the file (default 64 MiB); a longer file is an error, and is not written over.")
+  var maxReadSize = FileStorage.defaultMaximumReadSize
+
   @OptionGroup var postgres: PostgresOptions
 
   func validate() throws {
@@ -50,15 +53,33 @@ struct StorageOptions: ParsableArguments {
       return PostgresKey<Value>.postgres(key, store: store)
     }
     if let suite, let key {
-      let store = AppStorageSuite(directory: URL(fileURLWithPath: suite), durability: durability)
+      let store = AppStorageSuite(
+        directory: URL(fileURLWithPath: suite), durability: durability, maximumReadSize: maxReadSize
+      )
       return AppStorageKey<Value>.appStorage(key, store: store)
     }
-    return FileStorageKey<Value>.fileStorage(URL(fileURLWithPath: file ?? ""), durability: durability)
+    return FileStorageKey<Value>.fileStorage(
+      URL(fileURLWithPath: file ?? ""), durability: durability, maximumReadSize: maxReadSize
+    )
+  }
+
+  /// The key for a value of any JSON. A file is parsed by ``JSONValue/init(json:)``, not through
+  /// `Decodable`, whose guessing of each value's type took five times as long (a suite's keys
+  /// have no such choice).
+  func jsonKey() -> any SharedKey<JSONValue> {
+    guard postgres.store == nil, suite == nil, let file else { return key() }
+    return FileStorageKey<JSONValue>.fileStorage(
+      URL(fileURLWithPath: file),
+      decode: { try JSONValue(json: $0) },
+      encode: { try JSONEncoder().encode($0) },
+      durability: durability,
+      maximumReadSize: maxReadSize
+    )
   }
 
   /// Opens the value as JSON, failing when the file cannot be read or decoded.
   func openJSON() throws -> Shared<JSONValue> {
-    let shared = Shared<JSONValue>(wrappedValue: .null, key())
+    let shared = Shared<JSONValue>(wrappedValue: .null, jsonKey())
     try check(shared)
     return shared
   }
@@ -71,8 +92,12 @@ struct StorageOptions: ParsableArguments {
     return shared
   }
 
+  /// Fails when the value could not be loaded. That changes cannot be watched (inotify's
+  /// limits reached) is no failure here: a one-shot command reads and writes under the lock and
+  /// needs no watching, and the error arrives whenever the watcher gives up, so failing on it
+  /// would fail at random. `watch` reports it.
   private func check<Value>(_ shared: Shared<Value>) throws {
-    if let error = shared.loadError {
+    if let error = shared.loadError, (error as? FileStorageError)?.reason != .unwatched {
       throw DemoError(String(describing: error))
     }
   }

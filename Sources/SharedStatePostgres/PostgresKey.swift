@@ -25,10 +25,16 @@ import SharedState
 ///   the library reconnects (50 ms, doubling up to 2 s), listens again, reloads every key and
 ///   clears the error. A write made meanwhile fails: ``Shared/saveError`` says so, and it is
 ///   never retried behind the program's back.
+/// - A `withLock` that cannot establish the current value (no connection, `BEGIN` or the row's
+///   lock failed, or the server did not answer in time) does not run its closure and writes
+///   nothing: ``Shared/saveError`` gives the reason.
 ///
 /// Reads and writes block the calling thread until the server answers (a round trip on the
 /// network): like file storage, it is made for state that changes at human or script speed, not
-/// for a hot loop on a far-away server.
+/// for a hot loop on a far-away server. No wait lasts longer than the store's
+/// ``PostgresStore/timeout``: a server that stops answering makes a write fail with a sentence
+/// within it, and the store picks up again by itself once the server answers (see
+/// <doc:ServerFailures>).
 public struct PostgresKey<Value: Sendable>: SharedKey {
   /// The key's name within its namespace.
   public let key: String
@@ -66,8 +72,10 @@ public struct PostgresKey<Value: Sendable>: SharedKey {
   /// Reads the row, blocking; a missing row keeps the default value.
   public func load(context: LoadContext<Value>, continuation: LoadContinuation<Value>) {
     do {
-      let row = try hub.withConnection { connection in
-        try StoredRow.read(namespace: store.namespace, key: key, on: connection, logger: logger).wait(on: connection)
+      let deadline = hub.deadline()
+      let row = try hub.withConnection(by: deadline) { connection in
+        try StoredRow.read(namespace: store.namespace, key: key, on: connection, logger: logger)
+          .wait(on: connection, by: deadline)
       }
       let version = row?.version ?? 0
       state.fields.withLockedValue { $0.version = max($0.version, version) }
@@ -126,7 +134,8 @@ public struct PostgresKey<Value: Sendable>: SharedKey {
       let json = try encodedJSON(value)
       let version: Int64
       do {
-        version = try hub.withConnection { connection in try write(json, on: connection) }
+        let deadline = hub.deadline()
+        version = try hub.withConnection(by: deadline) { connection in try write(json, on: connection, by: deadline) }
       } catch {
         throw failure(.unwritable, error)
       }
@@ -148,13 +157,14 @@ public struct PostgresKey<Value: Sendable>: SharedKey {
     }
   }
 
-  private func write(_ json: String, on connection: PostgresConnection) throws -> Int64 {
+  private func write(_ json: String, on connection: PostgresConnection, by deadline: Deadline) throws -> Int64 {
     try StoredRow.write(
       json: json,
       namespace: store.namespace,
       key: key,
       notificationPrefix: hub.notificationPrefix(namespace: store.namespace, key: key),
       on: connection,
+      by: deadline,
       logger: logger
     )
   }
@@ -180,19 +190,26 @@ extension PostgresKey: CrossProcessKey {
   /// when another process wrote it since. The commit writes the new value with a new version,
   /// notifies and commits; a transaction that ends without a commit is rolled back.
   ///
-  /// When the transaction cannot begin (the server is gone, the role may not lock the row), the
-  /// mutation still runs, on the value this process holds, and the commit fails with the reason:
-  /// nothing is written. A second commit in one `withLock` (a nested `withLock` on the same
-  /// state) writes as one statement, after the first has committed.
+  /// When the current value cannot be established (no connection, `BEGIN` or the row's lock
+  /// failed, or the server did not answer within the store's timeout), the transaction carries
+  /// that failure as its read failure: `withLock` does not run its body, nothing is written, and
+  /// ``Shared/saveError`` says why. A commit of such a transaction refuses too. A second commit
+  /// in one `withLock` (a nested `withLock` on the same state) writes as one statement, after
+  /// the first has committed.
+  ///
+  /// Beginning and committing each wait at most the store's timeout. A commit whose answer does
+  /// not come in time (or whose connection is lost while it waits) is reported as unconfirmed:
+  /// the server may have applied it.
   package func beginTransaction() -> KeyTransaction<Value> {
     var change: Result<Value?, any Error>?
-    let begun: Result<PostgresConnection, any Error>
+    let begun: Result<PostgresConnection, PostgresStorageError>
+    let deadline = hub.deadline()
     do {
-      let opened = try hub.takeConnection()
+      let opened = try hub.takeConnection(by: deadline)
       do {
-        try hub.ensureTable(on: opened)
-        _ = try opened.query("BEGIN", logger: logger).wait(on: opened)
-        let row = try StoredRow.lock(namespace: store.namespace, key: key, on: opened, logger: logger)
+        try hub.ensureTable(on: opened, by: deadline)
+        _ = try opened.query("BEGIN", logger: logger).wait(on: opened, by: deadline)
+        let row = try StoredRow.lock(namespace: store.namespace, key: key, on: opened, by: deadline, logger: logger)
         let isNew = state.fields.withLockedValue { fields in
           defer { fields.version = row.version }
           return row.version != fields.version
@@ -204,37 +221,48 @@ extension PostgresKey: CrossProcessKey {
         throw error
       }
     } catch {
-      begun = .failure(error)
+      begun = .failure(failure(.unwritable, error))
     }
     // The connection while the transaction is open; `nil` once it committed or rolled back.
     // A transaction is used on one thread from beginning to end.
     var open = try? begun.get()
+    // Nothing could be read: `withLock` runs no closure and commits nothing.
+    let readFailure: PostgresStorageError?
+    if case let .failure(error) = begun { readFailure = error } else { readFailure = nil }
     return KeyTransaction(
       change: change,
+      readFailure: readFailure,
       commit: { [self] value in
+        if case let .failure(error) = begun { throw error }
         let json = try encodedJSON(value)
+        let deadline = hub.deadline()
         guard let connection = open else {
-          if case let .failure(error) = begun { throw failure(.unwritable, error) }
-          let version = try hub.withConnection { connection in try write(json, on: connection) }
+          let version = try hub.withConnection(by: deadline) { connection in try write(json, on: connection, by: deadline) }
           state.fields.withLockedValue { $0.version = max($0.version, version) }
           return
         }
         open = nil
+        var isCommitting = false
         do {
-          let version = try write(json, on: connection)
-          _ = try connection.query("COMMIT", logger: logger).wait(on: connection)
+          let version = try write(json, on: connection, by: deadline)
+          isCommitting = true
+          _ = try connection.query("COMMIT", logger: logger).wait(on: connection, by: deadline)
           hub.giveBack(connection)
           state.fields.withLockedValue { $0.version = max($0.version, version) }
         } catch {
           connection.closeInBackground()
-          throw failure(.unwritable, error)
+          var reported = failure(.unwritable, error)
+          // The server answered COMMIT with an error: it did not commit. Without an answer,
+          // nobody here knows.
+          reported.isUnconfirmed = isCommitting && (error as? PSQLError)?.serverInfo == nil
+          throw reported
         }
       },
       end: { [self] in
         guard let connection = open else { return }
         open = nil
         do {
-          _ = try connection.query("ROLLBACK", logger: logger).wait(on: connection)
+          _ = try connection.query("ROLLBACK", logger: logger).wait(on: connection, by: hub.deadline())
           hub.giveBack(connection)
         } catch {
           connection.closeInBackground()

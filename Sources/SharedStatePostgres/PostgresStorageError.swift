@@ -38,6 +38,9 @@ public struct PostgresStorageError: Error, CustomStringConvertible, Sendable {
   public let sqlState: String?
   /// The reason, as a phrase: what the server or the network said.
   public let reason: String
+  /// A commit was sent and its answer never came (the server stopped answering, or the
+  /// connection was lost while waiting): the server may have applied it.
+  var isUnconfirmed = false
 
   init(_ kind: Kind, key: String?, namespace: String, server: String, underlying: any Error) {
     self.kind = kind
@@ -57,6 +60,8 @@ public struct PostgresStorageError: Error, CustomStringConvertible, Sendable {
       return "\(subject) could not be read from PostgreSQL at \(server): \(reason)."
     case .undecodable:
       return "\(subject) in PostgreSQL at \(server) does not decode: \(reason); it is left as it is."
+    case .unwritable where isUnconfirmed:
+      return "\(subject) may not have been written to PostgreSQL at \(server): \(reason) before it confirmed the commit; the server may have saved it or not."
     case .unwritable:
       return "\(subject) could not be written to PostgreSQL at \(server): \(reason); it was not saved."
     case .disconnected:
@@ -71,6 +76,14 @@ public struct PostgresStorageError: Error, CustomStringConvertible, Sendable {
   static func explain(_ error: any Error) -> (reason: String, sqlState: String?) {
     if let error = error as? PostgresStorageError { return (error.reason, error.sqlState) }
     if let error = error as? DecodingError { return (describe(error), nil) }
+    // No answer while connecting (TCP, or the startup and authentication): the same sentence
+    // as any other wait that ran out.
+    if case let .connectTimeout(amount) = (error as? ChannelError) ?? ((error as? PSQLError)?.underlying as? ChannelError) {
+      return (ServerTimeout(timeout: amount).description, nil)
+    }
+    if error is NIOConnectionError || error is IOError || error is ChannelError {
+      return ("the server cannot be reached (\(connectionFailure(error)))", nil)
+    }
     guard let error = error as? PSQLError else { return (String(describing: error), nil) }
     if let info = error.serverInfo, let message = info[.message] {
       let state = info[.sqlState]
@@ -83,6 +96,10 @@ public struct PostgresStorageError: Error, CustomStringConvertible, Sendable {
       return ("the server closed the connection", nil)
     case .clientClosedConnection:
       return ("the connection was closed", nil)
+    case .authMechanismRequiresPassword:
+      return ("the server asks for a password, and none was given (postgres://USER:PASSWORD@HOST/DATABASE)", nil)
+    case .unsupportedAuthMechanism:
+      return ("the server asks for an authentication method that postgres-nio does not support", nil)
     default:
       return ("\(error.code)" + (error.underlying.map { " (\($0))" } ?? ""), nil)
     }
@@ -96,6 +113,9 @@ public struct PostgresStorageError: Error, CustomStringConvertible, Sendable {
     }
     if let error = error as? IOError {
       return String(cString: strerror(error.errnoCode)).lowercased()
+    }
+    if case let .connectTimeout(amount) = error as? ChannelError {
+      return "no answer within \(ServerTimeout.seconds(amount))"
     }
     return error.map { String(describing: $0) } ?? "no answer"
   }

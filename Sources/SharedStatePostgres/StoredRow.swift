@@ -38,6 +38,7 @@ struct StoredRow: Sendable {
     namespace: String,
     key: String,
     on connection: PostgresConnection,
+    by deadline: Deadline,
     logger: Logger
   ) throws -> StoredRow {
     let table = PostgresConnectionHub.table
@@ -46,7 +47,7 @@ struct StoredRow: Sendable {
       WHERE namespace = \(namespace) AND key = \(key) FOR UPDATE
       """
     func selected() throws -> StoredRow? {
-      try connection.query(select, logger: logger).wait(on: connection).rows.first.map { row in
+      try connection.query(select, logger: logger).wait(on: connection, by: deadline).rows.first.map { row in
         let (json, version) = try row.decode((String?, Int64).self)
         return StoredRow(json: json, version: version)
       }
@@ -58,7 +59,7 @@ struct StoredRow: Sendable {
       VALUES (\(namespace), \(key), NULL, 0) ON CONFLICT DO NOTHING
       """,
       logger: logger
-    ).wait(on: connection)
+    ).wait(on: connection, by: deadline)
     return try selected() ?? StoredRow(json: nil, version: 0)
   }
 
@@ -71,6 +72,7 @@ struct StoredRow: Sendable {
     key: String,
     notificationPrefix: String,
     on connection: PostgresConnection,
+    by deadline: Deadline,
     logger: Logger
   ) throws -> Int64 {
     let table = PostgresConnectionHub.table
@@ -85,19 +87,24 @@ struct StoredRow: Sendable {
       FROM written
       """,
       logger: logger
-    ).wait(on: connection)
+    ).wait(on: connection, by: deadline)
     guard let row = result.rows.first else { return 0 }
     return try row.decode(Int64.self)
   }
 
   /// The keys of a namespace that hold a value, in byte order.
-  static func keys(namespace: String, on connection: PostgresConnection, logger: Logger) throws -> [String] {
+  static func keys(
+    namespace: String,
+    on connection: PostgresConnection,
+    by deadline: Deadline,
+    logger: Logger
+  ) throws -> [String] {
     try connection.query(
       """
       SELECT key FROM \(unescaped: PostgresConnectionHub.table) \
       WHERE namespace = \(namespace) AND value IS NOT NULL ORDER BY key COLLATE "C"
       """,
       logger: logger
-    ).wait(on: connection).rows.map { try $0.decode(String.self) }
+    ).wait(on: connection, by: deadline).rows.map { try $0.decode(String.self) }
   }
 }

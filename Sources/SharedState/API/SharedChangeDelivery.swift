@@ -36,8 +36,6 @@ public struct SharedChangeDelivery: Sendable, CustomStringConvertible {
   /// Runs a delivery's work where it belongs; called at most once per shared value until that
   /// work has run.
   let schedule: @Sendable (_ work: @escaping @Sendable () -> Void) -> Void
-  /// Whether the work must run on the main thread, for the check that the main queue runs.
-  let isMainQueue: Bool
   /// Whether the work runs at once, on the thread that hands it over.
   let isImmediate: Bool
   /// The name in messages and descriptions.
@@ -54,7 +52,6 @@ public struct SharedChangeDelivery: Sendable, CustomStringConvertible {
     schedule: { work in
       MainQueueWatch.shared.delivery(scheduled: work)
     },
-    isMainQueue: true,
     isImmediate: false,
     name: "mainActor"
   )
@@ -65,7 +62,6 @@ public struct SharedChangeDelivery: Sendable, CustomStringConvertible {
   /// `main`, a loop that blocks). Observers must then be safe to call from any thread.
   public static let immediate = SharedChangeDelivery(
     schedule: { work in work() },
-    isMainQueue: false,
     isImmediate: true,
     name: "immediate"
   )
@@ -78,7 +74,6 @@ public struct SharedChangeDelivery: Sendable, CustomStringConvertible {
   public static func dispatchQueue(_ queue: DispatchQueue) -> SharedChangeDelivery {
     SharedChangeDelivery(
       schedule: { work in queue.async(execute: work) },
-      isMainQueue: queue === DispatchQueue.main,
       isImmediate: false,
       name: "dispatchQueue(\(queue.label))"
     )
@@ -96,7 +91,7 @@ public struct SharedChangeDelivery: Sendable, CustomStringConvertible {
     _ name: String,
     schedule: @escaping @Sendable (_ work: @escaping @Sendable () -> Void) -> Void
   ) -> SharedChangeDelivery {
-    SharedChangeDelivery(schedule: schedule, isMainQueue: false, isImmediate: false, name: name)
+    SharedChangeDelivery(schedule: schedule, isImmediate: false, name: name)
   }
 
   /// The delivery of every shared value in this process: ``mainActor`` unless the program
@@ -110,54 +105,4 @@ public struct SharedChangeDelivery: Sendable, CustomStringConvertible {
 
   /// `SharedChangeDelivery.mainActor`, `.immediate`, …
   public var description: String { "SharedChangeDelivery.\(name)" }
-}
-
-/// Notices a main queue that does not run (invariant 9: never silent, never parked): a delivery
-/// scheduled on it that has not run within ``patience`` makes the library say so, once per
-/// process, on standard error.
-final class MainQueueWatch: Sendable {
-  static let shared = MainQueueWatch()
-
-  /// How long a scheduled delivery may wait before the program is told.
-  private let patience: DispatchTimeInterval = .seconds(2)
-  /// The deliveries scheduled and not yet run, counted by their serial number; and whether the
-  /// program was told.
-  private let state = Mutex(State())
-
-  private struct State {
-    var nextSerial: UInt64 = 0
-    var waiting: Set<UInt64> = []
-    var hasWarned = false
-  }
-
-  /// Schedules `work` on the main queue and checks, `patience` later, that it ran.
-  func delivery(scheduled work: @escaping @Sendable () -> Void) {
-    let serial = state.withLock { state in
-      defer { state.nextSerial += 1 }
-      state.waiting.insert(state.nextSerial)
-      return state.nextSerial
-    }
-    DispatchQueue.main.async { [self] in
-      _ = state.withLock { $0.waiting.remove(serial) }
-      work()
-    }
-    DispatchQueue.global().asyncAfter(deadline: .now() + patience) { [self] in
-      let tells = state.withLock { state in
-        guard state.waiting.contains(serial), !state.hasWarned else { return false }
-        state.hasWarned = true
-        return true
-      }
-      if tells { Self.warn() }
-    }
-  }
-
-  private static func warn() {
-    let message = """
-      SharedState: a change from another process has waited 2 s for the main queue, which this \
-      program does not run; set `SharedChangeDelivery.default = .immediate` at start-up (or run \
-      the main queue: an async main, dispatchMain(), or SharedStateGLib in a GTK program).
-
-      """
-    FileHandle.standardError.write(Data(message.utf8))
-  }
 }

@@ -36,21 +36,35 @@ public struct FileStorage: Sendable, Hashable {
     hasher.combine(kind)
   }
 
+  /// The most bytes a key reads unless told otherwise: 64 MiB, ample for settings and
+  /// documents.
+  ///
+  /// A longer file is not read at all (its length is checked with `fstat` first, and nothing is
+  /// allocated for it): the key keeps its last good value and its ``Shared/loadError`` names the
+  /// file's length and the limit; ``Shared/withLock(_:)`` and plain writes do not replace it.
+  /// Without a limit, anyone who can write a shared directory could make every process that
+  /// watches a key read a sparse file of terabytes (which costs no disk space). Set another
+  /// limit per key (`maximumReadSize:` of ``SharedReaderKey/fileStorage(_:decoder:encoder:durability:maximumReadSize:)``)
+  /// or per suite (``AppStorageSuite/init(directory:filePermissions:directoryPermissions:durability:maximumReadSize:)``).
+  public static let defaultMaximumReadSize = 64 << 20
+
   /// A handle on the file at `path`.
   func file(
     at path: FilePath,
     durability: FileDurability,
     filePermissions: FilePermissions,
-    directoryPermissions: FilePermissions
+    directoryPermissions: FilePermissions,
+    maximumReadSize: Int
   ) -> any StoredFile {
     if let inMemoryFileSystem {
-      return InMemoryFile(path: path.string, fileSystem: inMemoryFileSystem)
+      return InMemoryFile(path: path.string, fileSystem: inMemoryFileSystem, maximumReadSize: maximumReadSize)
     }
     return DiskFile(
       path: path,
       durability: durability,
       filePermissions: filePermissions,
-      directoryPermissions: directoryPermissions
+      directoryPermissions: directoryPermissions,
+      maximumReadSize: maximumReadSize
     )
   }
 }

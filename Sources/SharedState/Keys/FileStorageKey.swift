@@ -12,17 +12,11 @@ import Synchronization
 /// var todos: IdentifiedArrayOf<Todo> = []
 /// ```
 ///
-/// - A missing file means the default value; nothing is written until the program changes the
-///   value. A file deleted later brings the default value back. Missing parent directories are
-///   created on the first write.
-/// - Every change replaces the file atomically: a reader never sees half a value. ``Shared/withLock(_:)``
-///   is an atomic read-modify-write across threads and processes.
-/// - Writes by other processes (and by other programs: a shell, an editor) reach this process's
-///   value, its observers and its change stream, through inotify. This process's own writes are
-///   not reported back as changes.
-/// - A file that does not decode leaves the value as it was, sets ``Shared/loadError``, is
-///   reported once through IssueReporting, and is not overwritten until the program writes a new
-///   value.
+/// ``Shared/withLock(_:)`` is an atomic read-modify-write across threads and processes, writes
+/// replace the file atomically, and writes from anywhere reach every process's value and
+/// observers live. A missing file means the default value; a file that does not decode, or
+/// cannot be read, is never written over behind the program's back. The guarantees, stated
+/// once: <doc:FileStorage#What-you-can-rely-on>.
 ///
 /// Files live in the `defaultFileStorage` dependency: the real file system in programs, an
 /// in-memory one in tests and previews.
@@ -36,6 +30,9 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   private var decode: @Sendable (Data) throws -> Value { parts.decode }
   /// `nil` bytes mean "remove the file".
   private var encode: @Sendable (Value) throws -> Data? { parts.encode }
+  /// The most bytes the key reads: a longer file is not read, and the key keeps its last good
+  /// value (see ``FileStorage/defaultMaximumReadSize``).
+  public var maximumReadSize: Int { parts.maximumReadSize }
   /// Everything, in one object: a reference keeps its key in an existential (more than once),
   /// where a key of one word needs no box of its own, and a program may open thousands.
   private let parts: Parts
@@ -46,6 +43,7 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     let file: any StoredFile
     let decode: @Sendable (Data) throws -> Value
     let encode: @Sendable (Value) throws -> Data?
+    let maximumReadSize: Int
     let undecodableReports = UndecodableReports()
     /// Whether this key (or a copy) has read the file yet: a subscription catches up only with
     /// what changed since a read. Shared by copies, as `file` is.
@@ -56,13 +54,15 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
       storage: FileStorage,
       file: any StoredFile,
       decode: @escaping @Sendable (Data) throws -> Value,
-      encode: @escaping @Sendable (Value) throws -> Data?
+      encode: @escaping @Sendable (Value) throws -> Data?,
+      maximumReadSize: Int
     ) {
       self.target = target
       self.storage = storage
       self.file = file
       self.decode = decode
       self.encode = encode
+      self.maximumReadSize = maximumReadSize
     }
   }
 
@@ -73,11 +73,14 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   ///   - decode: Turns the file's bytes into a value.
   ///   - encode: Turns a value into the file's bytes.
   ///   - durability: How far each write goes before it returns.
+  ///   - maximumReadSize: The most bytes the key reads (see
+  ///     ``FileStorage/defaultMaximumReadSize``).
   public init(
     url: URL,
     decode: @escaping @Sendable (Data) throws -> Value,
     encode: @escaping @Sendable (Value) throws -> Data,
-    durability: FileDurability = .atomic
+    durability: FileDurability = .atomic,
+    maximumReadSize: Int = FileStorage.defaultMaximumReadSize
   ) {
     @Dependency(\.defaultFileStorage) var storage
     self.init(
@@ -87,7 +90,8 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
       encode: encode,
       durability: durability,
       filePermissions: [.ownerReadWrite, .groupReadWrite, .otherReadWrite],
-      directoryPermissions: [.ownerReadWriteExecute, .groupReadWriteExecute, .otherReadWriteExecute]
+      directoryPermissions: [.ownerReadWriteExecute, .groupReadWriteExecute, .otherReadWriteExecute],
+      maximumReadSize: maximumReadSize
     )
   }
 
@@ -102,8 +106,11 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     encode: @escaping @Sendable (Value) throws -> Data?,
     durability: FileDurability,
     filePermissions: FilePermissions,
-    directoryPermissions: FilePermissions
+    directoryPermissions: FilePermissions,
+    maximumReadSize: Int
   ) {
+    // A negative limit reads nothing but empty files, as zero does.
+    let limit = max(maximumReadSize, 0)
     parts = Parts(
       target: path,
       storage: storage,
@@ -111,10 +118,12 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
         at: path,
         durability: durability,
         filePermissions: filePermissions,
-        directoryPermissions: directoryPermissions
+        directoryPermissions: directoryPermissions,
+        maximumReadSize: limit
       ),
       decode: decode,
-      encode: encode
+      encode: encode,
+      maximumReadSize: limit
     )
   }
 
@@ -152,6 +161,9 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   }
 
   /// Encodes the value and replaces the file with it, in a transaction of its own.
+  ///
+  /// A file that cannot be read is not replaced: the save fails with the
+  /// ``FileStorageError/Reason/unreadable`` error (see ``FileStorageKey``).
   public func save(_ value: Value, context: SaveContext, continuation: SaveContinuation) {
     let transaction = file.beginTransaction()
     defer { transaction.end() }
@@ -165,9 +177,12 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
 
   /// Encodes `value` and commits it through `transaction`.
   ///
-  /// - Throws: ``FileStorageError`` (unwritable) when the value cannot be encoded or the file
+  /// - Throws: ``FileStorageError`` (unreadable) when the transaction could not read the file,
+  ///   which is then not written over; (unwritable) when the value cannot be encoded or the file
   ///   cannot be written.
   private func commit(_ value: Value, through transaction: any FileTransaction) throws {
+    // The storage refuses it too; this says why in the key's words.
+    if let failure = transaction.readFailure { throw unreadable(failure) }
     do {
       try transaction.commit(try encode(value).map(FileState.contents) ?? .missing)
     } catch {
@@ -181,8 +196,13 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     do {
       return try read().map(decoded)
     } catch {
-      return .failure(FileStorageError(.unreadable, path: path, underlying: error))
+      return .failure(unreadable(error))
     }
+  }
+
+  /// The error for a storage failure to read the file.
+  private func unreadable(_ error: any Error) -> FileStorageError {
+    error as? FileStorageError ?? FileStorageError(.unreadable, path: path, underlying: error)
   }
 
   /// Turns what the file holds into what a reference takes: a value, `nil` for the default, or
@@ -214,11 +234,14 @@ extension FileStorageKey: CrossProcessKey {
     let transaction = file.beginTransaction()
     let change = transaction.change.map { change in
       change
-        .mapError { FileStorageError(.unreadable, path: path, underlying: $0) as any Error }
+        .mapError { unreadable($0) as any Error }
         .flatMap(decoded)
     }
+    // Undecodable contents are no read failure: they stay in `change`, and a write on purpose
+    // may replace them.
     return KeyTransaction(
       change: change,
+      readFailure: transaction.readFailure.map(unreadable),
       commit: { value in try commit(value, through: transaction) },
       end: { transaction.end() }
     )
@@ -263,17 +286,21 @@ extension SharedReaderKey {
   ///   - decoder: The decoder for the file's JSON.
   ///   - encoder: The encoder for the file's JSON.
   ///   - durability: How far each write goes before it returns.
+  ///   - maximumReadSize: The most bytes the key reads (see
+  ///     ``FileStorage/defaultMaximumReadSize``).
   public static func fileStorage<Value: Codable & Sendable>(
     _ url: URL,
     decoder: JSONDecoder = JSONDecoder(),
     encoder: JSONEncoder = JSONEncoder(),
-    durability: FileDurability = .atomic
+    durability: FileDurability = .atomic,
+    maximumReadSize: Int = FileStorage.defaultMaximumReadSize
   ) -> Self where Self == FileStorageKey<Value> {
     FileStorageKey(
       url: url,
       decode: { try decoder.decode(Value.self, from: $0) },
       encode: { try encoder.encode($0) },
-      durability: durability
+      durability: durability,
+      maximumReadSize: maximumReadSize
     )
   }
 
@@ -284,13 +311,16 @@ extension SharedReaderKey {
   ///   - decode: Turns the file's bytes into a value.
   ///   - encode: Turns a value into the file's bytes.
   ///   - durability: How far each write goes before it returns.
+  ///   - maximumReadSize: The most bytes the key reads (see
+  ///     ``FileStorage/defaultMaximumReadSize``).
   public static func fileStorage<Value: Sendable>(
     _ url: URL,
     decode: @escaping @Sendable (Data) throws -> Value,
     encode: @escaping @Sendable (Value) throws -> Data,
-    durability: FileDurability = .atomic
+    durability: FileDurability = .atomic,
+    maximumReadSize: Int = FileStorage.defaultMaximumReadSize
   ) -> Self where Self == FileStorageKey<Value> {
-    FileStorageKey(url: url, decode: decode, encode: encode, durability: durability)
+    FileStorageKey(url: url, decode: decode, encode: encode, durability: durability, maximumReadSize: maximumReadSize)
   }
 }
 

@@ -25,7 +25,7 @@ extension URL {
   }
 
   /// Where a program keeps its settings: `$XDG_CONFIG_HOME`, otherwise `~/.config` (where
-  /// ``AppStorageSuite/init(named:filePermissions:directoryPermissions:durability:)`` puts suites).
+  /// ``AppStorageSuite/init(named:filePermissions:directoryPermissions:durability:maximumReadSize:)`` puts suites).
   public static var configurationDirectory: URL {
     xdgDirectory(environment: "XDG_CONFIG_HOME", fallback: ".config")
   }

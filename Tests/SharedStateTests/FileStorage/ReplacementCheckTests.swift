@@ -14,7 +14,7 @@ struct ReplacementCheckTests {
     let permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead]
     let file = DiskFile(
       path: target, durability: .atomic, filePermissions: permissions,
-      directoryPermissions: [.ownerReadWriteExecute]
+      directoryPermissions: [.ownerReadWriteExecute], maximumReadSize: FileStorage.defaultMaximumReadSize
     )
     let written = file.beginTransaction()
     try written.commit(.contents(Data("1\n".utf8)))

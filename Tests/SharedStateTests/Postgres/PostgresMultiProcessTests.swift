@@ -160,11 +160,19 @@ struct PostgresMultiProcessTests {
       @Shared(.postgres("counter", store: reader)) var counter = 0
       #expect(counter == 3)
       #expect($counter.loadError == nil)
-      $counter.withLock { $0 += 1 }
+      // The row cannot be locked: withLock does not run the closure on a value it could not
+      // bring up to date.
+      var ran = false
+      $counter.withLock {
+        ran = true
+        $0 += 1
+      }
       let error = try #require($counter.saveError as? PostgresStorageError)
       #expect(error.kind == .unwritable)
       #expect(error.sqlState == "42501")
       #expect(String(describing: error).contains("permission denied for table shared_state"))
+      #expect(!ran)
+      #expect(counter == 3)
       #expect(try server.psql("SELECT value::text FROM shared_state WHERE key = 'counter'") == "3")
 
       let increment = try DemoProcess("increment", "--postgres", server.url(user: "reader"), "--key", "counter")

@@ -96,12 +96,64 @@ final class PostgresServer: Sendable {
     try program("pg_ctl", ["-D", dataPath, "-m", "fast", "-w", "stop"])
   }
 
+  /// The server's processes: the postmaster first, then its children (one per connection, and
+  /// its helpers).
+  private func processes() throws -> [pid_t] {
+    let pidFile = try String(contentsOfFile: "\(dataPath)/postmaster.pid", encoding: .utf8)
+    guard let first = pidFile.split(separator: "\n").first, let postmaster = pid_t(first) else {
+      throw PostgresServerError("postmaster.pid names no process")
+    }
+    var children: [pid_t] = []
+    for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+      guard let pid = pid_t(entry),
+        let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+        let close = stat.lastIndex(of: ")")
+      else { continue }
+      // After the command's closing parenthesis: state, then the parent's id.
+      let fields = stat[stat.index(after: close)...].split(separator: " ")
+      if fields.count > 1, pid_t(fields[1]) == postmaster { children.append(pid) }
+    }
+    return [postmaster] + children
+  }
+
+  /// Stops every process of the server (SIGSTOP), the postmaster first so that it starts no new
+  /// one: connections stay open and the kernel still accepts new ones, but nothing answers. A
+  /// test that calls it calls ``thaw()`` on every path out.
+  func freeze() throws {
+    for pid in try processes() { Foundation.kill(pid, SIGSTOP) }
+  }
+
+  /// Lets every process of the server run again (SIGCONT).
+  func thaw() throws {
+    for pid in try processes() { Foundation.kill(pid, SIGCONT) }
+  }
+
+  /// Makes `user` log in over TCP with a password (SCRAM), and waits until the server has
+  /// taken the change.
+  func requirePassword(for user: String) throws {
+    let hba = URL(fileURLWithPath: "\(dataPath)/pg_hba.conf")
+    let rules = try String(contentsOf: hba, encoding: .utf8)
+    try ("host all \(user) 127.0.0.1/32 scram-sha-256\n" + rules).write(to: hba, atomically: false, encoding: .utf8)
+    try psql("SELECT pg_reload_conf()")
+    for _ in 0..<200 {
+      let (status, output) = ChildProcess.run(
+        psqlPath, ["-X", "-w", "-h", "127.0.0.1", "-p", "\(port)", "-U", user, "-d", "postgres", "-c", "SELECT 1"]
+      )
+      if status != 0, output.contains("password") { return }
+      usleep(10_000)
+    }
+    throw PostgresServerError("the server still lets \(user) in without a password")
+  }
+
+  var psqlPath: String {
+    let bin = Self.binDirectory.map { URL(fileURLWithPath: $0).deletingLastPathComponent().appendingPathComponent("bin/psql").path }
+    return bin.flatMap { FileManager.default.isExecutableFile(atPath: $0) ? $0 : nil } ?? "/usr/bin/psql"
+  }
+
   /// Runs SQL with psql as the superuser, and returns what it prints (unaligned, tuples only).
   @discardableResult
   func psql(_ sql: String) throws -> String {
-    let bin = Self.binDirectory.map { URL(fileURLWithPath: $0).deletingLastPathComponent().appendingPathComponent("bin/psql").path }
-    let psql = bin.flatMap { FileManager.default.isExecutableFile(atPath: $0) ? $0 : nil } ?? "/usr/bin/psql"
-    return try Self.run(psql, ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-d", "postgres", "-c", sql])
+    return try Self.run(psqlPath, ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-d", "postgres", "-c", sql])
   }
 
   private func remove() {

@@ -9,20 +9,16 @@ import Foundation
 /// @Shared(.appStorage("theme", store: suite)) var theme: Theme = .system
 /// ```
 ///
-/// It keeps every guarantee of ``FileStorageKey``, whose machinery it uses:
-///
-/// - ``Shared/withLock(_:)`` is an atomic read-modify-write across threads and processes.
-/// - Writes by other processes (and by shell tools) arrive live; this process's own writes are
-///   not reported back as changes. A suite's directory is watched once, however many keys are
-///   in use.
-/// - The first read of a key that has no file stores the default value (only if there is still
-///   no file once the suite's lock is held: a value another process stored first wins), so that
-///   every process and program reading the suite sees the value the program shows. A file
-///   deleted later means the default value. Setting an optional to `nil` removes the file.
-/// - A file that does not decode as the declared type leaves the value as it was, sets
-///   ``Shared/loadError``, and is left alone until the program writes a new value.
-/// - A key whose name cannot be a file name (it is too long) never reads or writes anything:
-///   its ``Shared/loadError`` and ``Shared/saveError`` are an ``AppStorageError``.
+/// Each key is kept as ``FileStorageKey`` keeps a file, with the same guarantees
+/// (<doc:FileStorage#What-you-can-rely-on>): an atomic ``Shared/withLock(_:)`` across processes,
+/// writes from anywhere arriving live (one watch per suite directory), and no file that does not
+/// decode or cannot be read written over behind the program's back. Unlike a file key, the first
+/// read of a key that has no file stores the default value (only if there is still no file once
+/// the suite's lock is held: a value another process stored first wins), so that every process
+/// and program reading the suite sees the value the program shows; a file deleted later means the
+/// default value. Setting an optional to `nil` removes the key's file. A key whose name cannot be
+/// a file name (it is too long) never reads or writes anything: its ``Shared/loadError`` and
+/// ``Shared/saveError`` are an ``AppStorageError``.
 ///
 /// Without `store:`, keys use the `defaultAppStorage` dependency's suite: the program's suite
 /// in `~/.config`, a fresh temporary suite in each test.
@@ -65,7 +61,8 @@ public struct AppStorageKey<Value: Sendable>: SharedKey {
         encode: format.encode,
         durability: suite.durability,
         filePermissions: suite.filePermissions,
-        directoryPermissions: suite.directoryPermissions
+        directoryPermissions: suite.directoryPermissions,
+        maximumReadSize: suite.maximumReadSize
       )
     }
     parts = Parts(key: key, suite: suite, isDefaultSuite: suite == defaultSuite, file: file)
@@ -116,7 +113,8 @@ extension AppStorageKey: CrossProcessKey {
   package func beginTransaction() -> KeyTransaction<Value> {
     switch file {
     case let .success(file): file.beginTransaction()
-    case let .failure(error): KeyTransaction(change: nil, commit: { _ in throw error }, end: {})
+    // A key that has no file has no current value either.
+    case let .failure(error): KeyTransaction(change: nil, readFailure: error, commit: { _ in throw error }, end: {})
     }
   }
 }

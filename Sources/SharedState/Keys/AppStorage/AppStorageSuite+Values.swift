@@ -46,7 +46,8 @@ extension AppStorageSuite {
   /// reports a failure instead.
   ///
   /// - Throws: ``AppStorageError`` for a key that cannot be a file name; ``FileStorageError``
-  ///   when the value cannot be encoded or the file cannot be written.
+  ///   when the value cannot be encoded or the file cannot be written, or when the file there
+  ///   cannot be read (it is not written over then).
   public func write<Value: Codable & Sendable>(_ value: Value, forKey key: String) throws {
     try set(value, forKey: key, format: .json)
   }
@@ -74,7 +75,7 @@ extension AppStorageSuite {
   /// Removes the value stored under `key`; nothing happens when there is none.
   ///
   /// - Throws: ``AppStorageError`` for a key that cannot be a file name; ``FileStorageError``
-  ///   when the file cannot be removed.
+  ///   when the file cannot be removed, or cannot be read (it is not removed then).
   public func removeValue(forKey key: String) throws {
     try set(nil as Int?, forKey: key, format: .optional(.json))
   }
@@ -134,7 +135,8 @@ extension AppStorageSuite {
       at: try filePath(forKey: key),
       durability: durability,
       filePermissions: filePermissions,
-      directoryPermissions: directoryPermissions
+      directoryPermissions: directoryPermissions,
+      maximumReadSize: maximumReadSize
     )
   }
 
@@ -160,7 +162,13 @@ extension AppStorageSuite {
       let data = try format.encode(value)
       let transaction = file.beginTransaction()
       defer { transaction.end() }
+      // What cannot be read is not written over: it may hold a value this process cannot see.
+      if let failure = transaction.readFailure {
+        throw FileStorageError(.unreadable, path: file.path, underlying: failure)
+      }
       try transaction.commit(data.map(FileState.contents) ?? .missing)
+    } catch let error as FileStorageError {
+      throw error
     } catch {
       throw FileStorageError(.unwritable, path: file.path, underlying: error)
     }

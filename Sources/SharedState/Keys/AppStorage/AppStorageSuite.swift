@@ -15,10 +15,11 @@ import SystemPackage
 ///
 /// ## Where suites live
 ///
-/// ``init(named:filePermissions:directoryPermissions:durability:)`` puts a suite where Linux
-/// desktop programs keep their settings: `$XDG_CONFIG_HOME/NAME/` when `XDG_CONFIG_HOME` is an
-/// absolute path, otherwise `~/.config/NAME/`. ``init(directory:filePermissions:directoryPermissions:durability:)``
-/// takes any directory. Nothing is created until a value is written.
+/// ``init(named:filePermissions:directoryPermissions:durability:maximumReadSize:)`` puts a suite
+/// where Linux desktop programs keep their settings: `$XDG_CONFIG_HOME/NAME/` when
+/// `XDG_CONFIG_HOME` is an absolute path, otherwise `~/.config/NAME/`.
+/// ``init(directory:filePermissions:directoryPermissions:durability:maximumReadSize:)`` takes any
+/// directory. Nothing is created until a value is written.
 ///
 /// ## Layout
 ///
@@ -32,7 +33,16 @@ import SystemPackage
 ///
 /// Directories the suite creates are owner-only (`0700`) and files owner-read-write (`0600`),
 /// less the process's umask, unless the initialiser is told otherwise. Existing directories and
-/// files keep their permissions.
+/// files keep their permissions, owner and group: a write gives the new file those of the file
+/// it replaces, and fails with one sentence, writing nothing, when it cannot without someone
+/// losing access (see <doc:FileStorage>).
+///
+/// ## Reading
+///
+/// A key reads at most ``maximumReadSize`` bytes (64 MiB by default); a longer file is not read,
+/// and the key keeps its last good value with a ``Shared/loadError`` that names both lengths. A
+/// key's file that cannot be read (another user's file, a read error, a file over the limit) is
+/// never written over.
 ///
 /// ## Identity
 ///
@@ -48,6 +58,8 @@ public struct AppStorageSuite: Sendable, Hashable, CustomStringConvertible {
   let filePermissions: FilePermissions
   let directoryPermissions: FilePermissions
   let durability: FileDurability
+  /// The most bytes a key of the suite reads (see ``FileStorage/defaultMaximumReadSize``).
+  public let maximumReadSize: Int
   /// Removes a temporary suite's directory when the last copy of the suite goes away.
   private let removal: TemporaryDirectoryRemoval?
 
@@ -59,11 +71,14 @@ public struct AppStorageSuite: Sendable, Hashable, CustomStringConvertible {
   ///   - directoryPermissions: The permissions of the directories the suite creates, the suite
   ///     directory and any missing parents (less the umask).
   ///   - durability: How far each write goes before it returns.
+  ///   - maximumReadSize: The most bytes a key of the suite reads: a longer file is not read
+  ///     (see ``FileStorage/defaultMaximumReadSize``).
   public init(
     directory: URL,
     filePermissions: FilePermissions = .ownerReadWrite,
     directoryPermissions: FilePermissions = .ownerReadWriteExecute,
-    durability: FileDurability = .atomic
+    durability: FileDurability = .atomic,
+    maximumReadSize: Int = FileStorage.defaultMaximumReadSize
   ) {
     self.init(
       path: FilePath(normalizing: directory),
@@ -71,6 +86,7 @@ public struct AppStorageSuite: Sendable, Hashable, CustomStringConvertible {
       filePermissions: filePermissions,
       directoryPermissions: directoryPermissions,
       durability: durability,
+      maximumReadSize: maximumReadSize,
       removal: nil
     )
   }
@@ -85,13 +101,16 @@ public struct AppStorageSuite: Sendable, Hashable, CustomStringConvertible {
   ///   - directoryPermissions: The permissions of the directories the suite creates (less the
   ///     umask).
   ///   - durability: How far each write goes before it returns.
+  ///   - maximumReadSize: The most bytes a key of the suite reads: a longer file is not read
+  ///     (see ``FileStorage/defaultMaximumReadSize``).
   /// - Throws: ``AppStorageError`` when `name` is not one directory name, or when no home
   ///   directory can be found.
   public init(
     named name: String,
     filePermissions: FilePermissions = .ownerReadWrite,
     directoryPermissions: FilePermissions = .ownerReadWriteExecute,
-    durability: FileDurability = .atomic
+    durability: FileDurability = .atomic,
+    maximumReadSize: Int = FileStorage.defaultMaximumReadSize
   ) throws {
     self.init(
       directory: try Self.configurationDirectory(
@@ -99,7 +118,8 @@ public struct AppStorageSuite: Sendable, Hashable, CustomStringConvertible {
       ),
       filePermissions: filePermissions,
       directoryPermissions: directoryPermissions,
-      durability: durability
+      durability: durability,
+      maximumReadSize: maximumReadSize
     )
   }
 
@@ -114,6 +134,7 @@ public struct AppStorageSuite: Sendable, Hashable, CustomStringConvertible {
       filePermissions: .ownerReadWrite,
       directoryPermissions: .ownerReadWriteExecute,
       durability: .atomic,
+      maximumReadSize: FileStorage.defaultMaximumReadSize,
       removal: nil
     )
   }
@@ -131,6 +152,7 @@ public struct AppStorageSuite: Sendable, Hashable, CustomStringConvertible {
       filePermissions: .ownerReadWrite,
       directoryPermissions: .ownerReadWriteExecute,
       durability: .atomic,
+      maximumReadSize: FileStorage.defaultMaximumReadSize,
       removal: TemporaryDirectoryRemoval(path: path)
     )
   }
@@ -141,6 +163,7 @@ public struct AppStorageSuite: Sendable, Hashable, CustomStringConvertible {
     filePermissions: FilePermissions,
     directoryPermissions: FilePermissions,
     durability: FileDurability,
+    maximumReadSize: Int,
     removal: TemporaryDirectoryRemoval?
   ) {
     self.path = path
@@ -148,6 +171,8 @@ public struct AppStorageSuite: Sendable, Hashable, CustomStringConvertible {
     self.filePermissions = filePermissions
     self.directoryPermissions = directoryPermissions
     self.durability = durability
+    // A negative limit reads nothing but empty files, as zero does.
+    self.maximumReadSize = max(maximumReadSize, 0)
     self.removal = removal
   }
 

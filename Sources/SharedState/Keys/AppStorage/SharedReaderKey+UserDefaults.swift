@@ -7,7 +7,7 @@ extension AppStorageSuite {
   ///
   /// - `UserDefaults.standard` (no suite name): `nil`, the `defaultAppStorage` suite.
   /// - A suite name that is an absolute path: the suite in that directory.
-  /// - Any other suite name: ``init(named:filePermissions:directoryPermissions:durability:)``,
+  /// - Any other suite name: ``init(named:filePermissions:directoryPermissions:durability:maximumReadSize:)``,
   ///   `$XDG_CONFIG_HOME/NAME/`.
   ///
   /// The values live in the suite's directory, not in the `UserDefaults` store: the store is

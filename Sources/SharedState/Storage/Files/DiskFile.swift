@@ -14,13 +14,13 @@ import SystemPackage
 final class DiskFile: StoredFile, Sendable {
   fileprivate let disk: DiskPath
   fileprivate let durability: FileDurability
+  /// The most bytes a read takes: a longer file is not read (``FileTooLarge``).
+  fileprivate let maximumReadSize: Int
   // A `Mutex` keeps it inline: a program may open thousands of files.
   private let state = Mutex(State())
 
   private struct State {
     var knowledge = FileKnowledge()
-    /// The identity at the target name right after this handle's own last write.
-    var writtenIdentity: FileIdentity?
     /// Whether a re-check of a change seen while a write was under way is scheduled.
     var isRecheckScheduled = false
   }
@@ -30,14 +30,17 @@ final class DiskFile: StoredFile, Sendable {
   ///   - durability: How far each write goes before it returns.
   ///   - filePermissions: The permissions of files it creates (less the umask).
   ///   - directoryPermissions: The permissions of directories it creates (less the umask).
+  ///   - maximumReadSize: The most bytes a read takes.
   init(
     path: FilePath,
     durability: FileDurability,
     filePermissions: FilePermissions,
-    directoryPermissions: FilePermissions
+    directoryPermissions: FilePermissions,
+    maximumReadSize: Int
   ) {
     disk = DiskPath.forTarget(path, filePermissions: filePermissions, directoryPermissions: directoryPermissions)
     self.durability = durability
+    self.maximumReadSize = maximumReadSize
   }
 
   deinit {
@@ -50,16 +53,8 @@ final class DiskFile: StoredFile, Sendable {
     state.withLock { $0.knowledge }
   }
 
-  fileprivate func remember(_ fresh: FileKnowledge, written: Bool = false) {
-    state.withLock { state in
-      state.knowledge = fresh
-      if written { state.writtenIdentity = fresh.identity }
-    }
-  }
-
-  fileprivate func isOwnWrite(_ target: Stat?) -> Bool {
-    guard let target else { return true }
-    return state.withLock { FileIdentity(target) == $0.writtenIdentity }
+  fileprivate func remember(_ fresh: FileKnowledge) {
+    state.withLock { $0.knowledge = fresh }
   }
 
   func read() throws -> FileState {
@@ -87,7 +82,8 @@ final class DiskFile: StoredFile, Sendable {
   /// Reads the file, from the page when it provably describes the target (mapping it first
   /// when `mapping`), otherwise under the shared lock; and remembers what it read.
   private func readAndRemember(mapping: Bool) throws -> FileKnowledge {
-    let fresh = try disk.readFromPage(mapping: mapping) ?? disk.readLocked()
+    let fresh = try disk.readFromPage(mapping: mapping, limit: maximumReadSize)
+      ?? disk.readLocked(limit: maximumReadSize)
     remember(fresh)
     return fresh
   }
@@ -153,10 +149,9 @@ private final class DiskFileTransaction: FileTransaction {
   private let beginError: (any Error)?
   private var isHeld: Bool
   let change: Result<FileState, any Error>?
+  let readFailure: (any Error)?
   /// The entry at the target name, as the last refresh or commit left it.
   private var target: Result<Stat?, any Error>
-  /// Whether that entry is this handle's own write (or none).
-  private var targetIsOwn: Bool
 
   init(file: DiskFile) {
     self.file = file
@@ -167,31 +162,31 @@ private final class DiskFileTransaction: FileTransaction {
       isHeld = false
       // Without the lock the write will fail; there is nothing to refresh for it.
       change = nil
+      readFailure = error
       target = .failure(error)
-      targetIsOwn = false
       return
     }
     beginError = nil
     isHeld = true
-    let refresh = file.disk.refresh(file.known)
+    let refresh = file.disk.refresh(file.known, limit: file.maximumReadSize)
     file.remember(refresh.knowledge)
     change = refresh.change
+    if case let .failure(error) = refresh.change { readFailure = error } else { readFailure = nil }
     target = refresh.target
-    targetIsOwn = (try? refresh.target.get()).map(file.isOwnWrite) ?? false
   }
 
   func commit(_ state: FileState) throws {
     guard isHeld else { throw beginError ?? TransactionEnded(path: file.path) }
+    // What could not be read is not written over: it may be a value this process cannot see.
+    if let readFailure { throw readFailure }
     let existing = try target.get()
     try file.disk.write(
       state,
       replacing: existing,
-      carryingPermissions: !targetIsOwn,
       durability: file.durability,
-      record: { [file] written in file.remember(written, written: true) }
+      record: { [file] written in file.remember(written) }
     )
     target = .success(nil)
-    targetIsOwn = true
   }
 
   func end() {

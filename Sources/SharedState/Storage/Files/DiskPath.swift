@@ -337,8 +337,8 @@ final class DiskPath: @unchecked Sendable {
     let target: Result<Stat?, any Error>
   }
 
-  /// Brings `known` up to date. Call holding the exclusive lock.
-  func refresh(_ known: FileKnowledge) -> Refresh {
+  /// Brings `known` up to date, reading at most `limit` bytes. Call holding the exclusive lock.
+  func refresh(_ known: FileKnowledge, limit: Int) -> Refresh {
     let sequence = lockedSequence()
     let status: Stat?
     do {
@@ -354,12 +354,12 @@ final class DiskPath: @unchecked Sendable {
     var state: FileState?
     if let snapshot = currentPage(mapping: false)?.snapshot(includingContents: true, attempts: 1),
       snapshot.sequence == sequence, let description = snapshot.description,
-      description.identity == identity
+      description.identity == identity, description.state?.fits(limit) != false
     {
       state = description.state
     }
     do {
-      if state == nil { state = try readTarget(status) }
+      if state == nil { state = try readTarget(status, limit: limit) }
     } catch {
       return Refresh(knowledge: known, change: .failure(error), target: .success(status))
     }
@@ -371,11 +371,15 @@ final class DiskPath: @unchecked Sendable {
     )
   }
 
-  /// Reads the target whose entry is `status`. Call holding a cross-process lock.
-  private func readTarget(_ status: Stat?) throws -> FileState {
+  /// Reads the target whose entry is `status`, if it is at most `limit` bytes long. Call
+  /// holding a cross-process lock.
+  ///
+  /// - Throws: ``FileTooLarge`` for a longer file, before anything is read or allocated.
+  private func readTarget(_ status: Stat?, limit: Int) throws -> FileState {
     guard let status else { return .missing }
     if let atTarget, atTarget.isInode(of: status) {
-      return .contents(try readWhole(atTarget.descriptor, size: Int64(status.rawValue.st_size)))
+      // `status` is this inode's, from `fstatat`: as good as an `fstat`.
+      return .contents(try readWhole(atTarget.descriptor, size: Int64(status.rawValue.st_size), limit: limit))
     }
     // Opened for writing only when it is kept (it becomes the next scratch file): closing a file
     // opened for writing tells every watcher IN_CLOSE_WRITE, a write in place.
@@ -389,7 +393,7 @@ final class DiskPath: @unchecked Sendable {
     }
     let data: Data
     do {
-      data = try readWhole(opened.descriptor, size: Int64(opened.status.rawValue.st_size))
+      data = try readWhole(opened.descriptor, size: Int64(opened.status.rawValue.st_size), limit: limit)
     } catch {
       opened.descriptor.closeIgnoringFailure()
       throw error
@@ -404,9 +408,12 @@ final class DiskPath: @unchecked Sendable {
     return .contents(data)
   }
 
-  private func readWhole(_ descriptor: FileDescriptor, size: Int64) throws -> Data {
+  /// Reads the whole file, whose `fstat` said `size`, when it is at most `limit` bytes.
+  private func readWhole(_ descriptor: FileDescriptor, size: Int64, limit: Int) throws -> Data {
+    // Before allocating: a sparse file of terabytes costs its writer nothing.
+    guard size <= Int64(limit) else { throw FileTooLarge(size: size, limit: limit) }
     // One byte more than `stat` says: a read that does not fill the buffer reached the end. A
-    // file that grew meanwhile is read on.
+    // file that grew meanwhile is read on, up to the limit.
     var data = Data(count: Int(max(size, 0)) + 1)
     var length = 0
     while true {
@@ -415,19 +422,23 @@ final class DiskPath: @unchecked Sendable {
       }
       length += count
       if length < data.count { break }
-      data.count *= 2
+      guard length <= limit else {
+        let grown = (try? descriptor.status()).map { Int64($0.rawValue.st_size) } ?? Int64(length)
+        throw FileTooLarge(size: max(grown, Int64(length)), limit: limit)
+      }
+      data.count = min(data.count * 2, limit + 1)
     }
     data.count = length
     return data
   }
 
-  /// Replaces what the target holds. Call holding the exclusive lock, after ``refresh(_:)``.
+  /// Replaces what the target holds. Call holding the exclusive lock, after
+  /// ``refresh(_:limit:)``.
   ///
   /// - Parameters:
   ///   - state: The new contents, or `.missing` to remove the file.
-  ///   - target: The entry at the target name that ``refresh(_:)`` found.
-  ///   - carryingPermissions: Whether to give the new file the target's permissions (someone
-  ///     else made or changed the target).
+  ///   - target: The entry at the target name that ``refresh(_:limit:)`` found: the new file
+  ///     gets its mode, owner and group (see ``prepareScratch(like:)``).
   ///   - durability: How far the write goes before it returns.
   ///   - record: Told what the writing handle now knows, once the new file is in place and
   ///     before the page says the write is over: a watcher of this process that wakes for the
@@ -437,7 +448,6 @@ final class DiskPath: @unchecked Sendable {
   func write(
     _ state: FileState,
     replacing target: Stat?,
-    carryingPermissions: Bool,
     durability: FileDurability,
     record: (FileKnowledge) -> Void
   ) throws -> FileKnowledge {
@@ -445,10 +455,7 @@ final class DiskPath: @unchecked Sendable {
     guard case let .contents(data) = state else {
       return try removeTarget(durability: durability, record: record)
     }
-    let scratch = try prepareScratch()
-    if carryingPermissions, let target {
-      try scratch.descriptor.setPermissions(target.permissions)
-    }
+    let scratch = try prepareScratch(like: target)
     let page = currentPage(mapping: false)
     let sequence = try beginSequence(page)
     do {
@@ -549,12 +556,89 @@ final class DiskPath: @unchecked Sendable {
     }
   }
 
+  /// The scratch inode, ready to become `target` (`nil`: a new file): with its mode, owner and
+  /// group.
+  ///
+  /// Nothing is changed that already matches, which is the rule: the two inodes alternate, so
+  /// after the first write of each user they carry the target's ownership already. What differs
+  /// is changed only where the system permits it: the mode of this process's own file (a
+  /// scratch of another user whose mode differs is replaced by a fresh one of this process), the
+  /// owner and group by root, the group by a member of it. An owner or group that cannot be
+  /// kept is accepted only when the target's mode gives everyone else the same access
+  /// (`0666`, say), since then nobody loses any.
+  ///
+  /// - Throws: ``OwnershipNotCarried`` when the mode, the owner or the group cannot be kept,
+  ///   before anything is written.
+  private func prepareScratch(like target: Stat?) throws -> OpenInode {
+    var (scratch, status) = try prepareScratch()
+    guard let target else { return scratch }
+    let wanted = Ownership(target)
+    var current = Ownership(status)
+    if current == wanted { return scratch }
+    let user = geteuid()
+    if user != 0, current.owner != user, current.mode != wanted.mode {
+      // Another user's inode, left at the scratch name by an exchange: its mode is not ours to
+      // change, so write a file of our own instead.
+      try releaseScratch(scratch)
+      (scratch, status) = try prepareScratch()
+      current = Ownership(status)
+    }
+    let descriptor = scratch.descriptor
+    if current.owner != wanted.owner || current.group != wanted.group {
+      if user == 0, (try? descriptor.setOwner(wanted.owner, group: wanted.group)) != nil {
+        current.owner = wanted.owner
+        current.group = wanted.group
+        // Changing the owner may clear the set-user-ID and set-group-ID bits.
+        current.mode &= ~0o6000
+      } else if current.group != wanted.group, Self.isMember(of: wanted.group),
+        (try? descriptor.setOwner(nil, group: wanted.group)) != nil
+      {
+        current.group = wanted.group
+        current.mode &= ~0o6000
+      }
+      if let refusal = OwnershipNotCarried(wanted: wanted, writtenAs: current) { throw refusal }
+    }
+    if current.mode != wanted.mode {
+      do {
+        try descriptor.setPermissions(FilePermissions(rawValue: wanted.mode))
+      } catch {
+        throw OwnershipNotCarried(mode: wanted.mode, failure: error)
+      }
+    }
+    return scratch
+  }
+
+  /// Whether this process may give its files `group`: its effective group or a supplementary
+  /// one. Asked first, so that no `fchown` is tried that the system will refuse.
+  private static func isMember(of group: gid_t) -> Bool {
+    if getegid() == group { return true }
+    let count = getgroups(0, nil)
+    guard count > 0 else { return false }
+    var groups = [gid_t](repeating: 0, count: Int(count))
+    let found = getgroups(count, &groups)
+    return groups.prefix(Int(max(found, 0))).contains(group)
+  }
+
+  /// Removes the scratch name (when it is still `scratch`) and forgets the inode, unwritten.
+  private func releaseScratch(_ scratch: OpenInode) throws {
+    if atScratch?.descriptor == scratch.descriptor { atScratch = nil }
+    scratch.descriptor.closeIgnoringFailure()
+    guard let status = try paths.scratch.entryStatusIfPresent(), scratch.isInode(of: status) else { return }
+    do {
+      try paths.scratch.unlink()
+    } catch .noSuchFileOrDirectory {
+      // Removed meanwhile.
+    }
+  }
+
   /// The scratch inode, checked to be at the scratch name, a regular file and singly linked;
   /// anything else there is removed (never written) and a fresh file made.
-  private func prepareScratch() throws -> OpenInode {
+  ///
+  /// - Returns: The inode, and its status now.
+  private func prepareScratch() throws -> (OpenInode, Stat) {
     let status = try paths.scratch.entryStatusIfPresent()
     if let atScratch, let status, atScratch.isInode(of: status), status.linkCount == 1 {
-      return atScratch
+      return (atScratch, status)
     }
     atScratch?.descriptor.closeIgnoringFailure()
     atScratch = nil
@@ -564,7 +648,7 @@ final class DiskPath: @unchecked Sendable {
         opened.status.linkCount == 1, opened.status.rawValue.st_ino == status.rawValue.st_ino
       {
         atScratch = OpenInode(descriptor: opened.descriptor, status: opened.status)
-        return atScratch!
+        return (atScratch!, opened.status)
       }
       if status.type == .directory { throw RefusedEntry(path: paths.scratch, reason: .directory) }
       // A link, a FIFO, a hard link, someone else's file: remove the name only.
@@ -578,7 +662,7 @@ final class DiskPath: @unchecked Sendable {
       paths.scratch, writable: true, creatingWith: filePermissions, exclusively: true
     )
     atScratch = OpenInode(descriptor: opened.descriptor, status: opened.status)
-    return atScratch!
+    return (atScratch!, opened.status)
   }
 
   /// Exchanges the scratch file with the target.
@@ -628,11 +712,14 @@ final class DiskPath: @unchecked Sendable {
   /// does not provably describe what is at the target name now (a writer busy or dead, an
   /// outside program's file, contents too long for the page, no trusted page).
   ///
-  /// - Parameter mapping: Whether to map the page if this process has not yet.
-  func readFromPage(mapping: Bool) -> FileKnowledge? {
+  /// - Parameters:
+  ///   - mapping: Whether to map the page if this process has not yet.
+  ///   - limit: The most bytes the reader takes (a longer copy is left to ``readLocked(limit:)``,
+  ///     which says why it is not read).
+  func readFromPage(mapping: Bool, limit: Int) -> FileKnowledge? {
     guard let page = currentPage(mapping: mapping),
       let snapshot = page.snapshot(includingContents: true, attempts: 4),
-      let description = snapshot.description, let state = description.state,
+      let description = snapshot.description, let state = description.state, state.fits(limit),
       targetHolds(description.identity),
       // The sequence again: no write began between the snapshot and the `fstatat`.
       page.sequence == snapshot.sequence
@@ -665,10 +752,13 @@ final class DiskPath: @unchecked Sendable {
   }
 
   /// Reads the target under a shared lock, so that no cooperating writer is rewriting it.
-  func readLocked() throws -> FileKnowledge {
+  ///
+  /// - Throws: ``FileTooLarge`` when the target is longer than `limit` bytes (nothing is read),
+  ///   a ``RefusedEntry``, or the system's error.
+  func readLocked(limit: Int) throws -> FileKnowledge {
     if holder.load(ordering: .relaxed) == Self.currentThread {
       // Inside a transaction of this thread: the exclusive lock is held already.
-      return try readHoldingLock()
+      return try readHoldingLock(limit: limit)
     }
     mutex.lock()
     holder.store(Self.currentThread, ordering: .relaxed)
@@ -682,17 +772,17 @@ final class DiskPath: @unchecked Sendable {
     for _ in 0..<8 {
       let isLocked = try acquireFileLock(.shared) != nil
       defer { if isLocked { try? lockDescriptor?.unlock() } }
-      let knowledge = try readHoldingLock()
+      let knowledge = try readHoldingLock(limit: limit)
       if isLocked || !paths.lock.exists { return knowledge }
     }
     throw RefusedEntry(path: paths.lock, reason: .keepsDisappearing)
   }
 
-  private func readHoldingLock() throws -> FileKnowledge {
+  private func readHoldingLock(limit: Int) throws -> FileKnowledge {
     let sequence = lockedSequence()
     let status = try paths.target.entryStatusIfPresent()
     if let status, let refusal = RefusedEntry(path: paths.target, type: status.type) { throw refusal }
-    let state = try readTarget(status)
+    let state = try readTarget(status, limit: limit)
     return FileKnowledge(sequence: sequence, identity: status.map(FileIdentity.init), state: state)
   }
 

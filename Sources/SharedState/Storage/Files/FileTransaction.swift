@@ -8,11 +8,17 @@ protocol FileTransaction: AnyObject {
   /// it could not be read or the locks could not be taken; `nil` when it did not change.
   var change: Result<FileState, any Error>? { get }
 
+  /// Why the file's current contents could not be established (the locks could not be taken,
+  /// the entry at the target name could not be looked up or read, or it is longer than the
+  /// handle reads), or `nil`. A transaction with a read failure commits nothing: ``commit(_:)``
+  /// throws this error, so that no write replaces a value its writer could not see.
+  var readFailure: (any Error)? { get }
+
   /// Replaces the file's contents atomically (`.missing` removes it). Everything that can fail
   /// is checked before the file is replaced, so that a commit that throws changed nothing.
   ///
-  /// - Throws: Why the transaction could not begin (the locks could not be taken), a
-  ///   ``RefusedEntry``, or the system's error.
+  /// - Throws: The ``readFailure``, a ``RefusedEntry``, an ``OwnershipNotCarried``, or the
+  ///   system's error.
   func commit(_ state: FileState) throws
 
   /// Releases the locks. Later calls do nothing.

@@ -6,16 +6,22 @@ import Foundation
 final class InMemoryFile: StoredFile, @unchecked Sendable {
   let path: String
   fileprivate let fileSystem: InMemoryFileSystem
+  /// The most bytes a read takes, as on disk.
+  private let maximumReadSize: Int
   private let lock = NSLock()
   private var lastState: FileState?
 
-  init(path: String, fileSystem: InMemoryFileSystem) {
+  init(path: String, fileSystem: InMemoryFileSystem, maximumReadSize: Int) {
     self.path = path
     self.fileSystem = fileSystem
+    self.maximumReadSize = maximumReadSize
   }
 
   func read() throws -> FileState {
     let state = fileSystem.read(atPath: path)
+    if case let .contents(data) = state, data.count > maximumReadSize {
+      throw FileTooLarge(size: Int64(data.count), limit: maximumReadSize)
+    }
     remember(state)
     return state
   }
@@ -44,15 +50,23 @@ private final class InMemoryTransaction: FileTransaction {
   private let file: InMemoryFile
   private var isHeld = true
   let change: Result<FileState, any Error>?
+  let readFailure: (any Error)?
 
   init(file: InMemoryFile) {
     self.file = file
     file.fileSystem.lockExclusively()
-    change = (try? file.readIfChanged()).map { .success($0) }
+    do {
+      change = try file.readIfChanged().map { .success($0) }
+      readFailure = nil
+    } catch {
+      change = .failure(error)
+      readFailure = error
+    }
   }
 
   func commit(_ state: FileState) throws {
     guard isHeld else { throw TransactionEnded(path: file.path) }
+    if let readFailure { throw readFailure }
     switch state {
     case let .contents(data): file.fileSystem.write(data, atPath: file.path)
     case .missing: file.fileSystem.removeFile(atPath: file.path)

@@ -108,6 +108,14 @@ extension FileDescriptor {
     try systemCall { fchmod(rawValue, permissions.rawValue) }
   }
 
+  /// Changes the file's owner and group; `nil` leaves one as it is.
+  ///
+  /// The corresponding C function is `fchown`.
+  func setOwner(_ owner: uid_t?, group: gid_t?) throws(Errno) {
+    // -1 (all bits set) leaves the id as it is.
+    try systemCall { fchown(rawValue, owner ?? uid_t.max, group ?? gid_t.max) }
+  }
+
   /// Flushes the file's data and metadata to the storage device.
   ///
   /// The corresponding C function is `fsync`.

@@ -323,14 +323,15 @@ final class WatchOwner: WatchReading, @unchecked Sendable {
 
   // MARK: The file system
 
+  // A watched directory is followed through symbolic links, as inotify's watch and the opens of
+  // the files in it are (only a file's own name is never followed: see `RefusedEntry`).
+
   private static func isDirectory(_ path: FilePath) -> Bool {
-    var status = stat()
-    return stat(path.string, &status) == 0 && (status.st_mode & S_IFMT) == S_IFDIR
+    (try? path.stat(followTargetSymlink: true))?.type == .directory
   }
 
   private static func identity(of path: FilePath) -> DirectoryIdentity? {
-    var status = stat()
-    guard stat(path.string, &status) == 0 else { return nil }
-    return DirectoryIdentity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
+    guard let status = try? path.stat(followTargetSymlink: true) else { return nil }
+    return DirectoryIdentity(device: UInt64(status.deviceID.rawValue), inode: UInt64(status.inode.rawValue))
   }
 }
