@@ -145,9 +145,11 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
     }
   }
 
+  /// A change this process made through the storage's own API (a suite's `set`): delivered
+  /// on this thread, and never collapsed into a later change from elsewhere.
   func receiveOwnChangeUnderLock(_ compute: () -> Result<Value?, any Error>?) {
     changing {
-      if let result = compute() { apply(result, finishesLoading: false, isFromElsewhere: true) }
+      if let result = compute() { apply(result, finishesLoading: false, isFromElsewhere: false) }
     }
   }
 
