@@ -18,26 +18,17 @@ struct DemoToolTests {
   @Test func watchStopsAfterItsChangesAndFailsOnTimeout() async throws {
     let directory = try TemporaryDirectory()
     let file = directory.path("value.json")
-    let watcher = try DemoProcess("watch", "--file", file, "--changes", "1", "--timeout", "30")
+    // A timeout far beyond the test's own steps: on a loaded run this process may be held up
+    // for tens of seconds between reading the first line and writing.
+    let watcher = try DemoProcess("watch", "--file", file, "--changes", "1", "--timeout", "300")
     #expect(try await watcher.nextLine().hasSuffix(" null"))
     #expect(try await DemoProcess("set", "--file", file, "7").waitForExit() == 0)
     let lines = try await watcher.allOutput()
     let errors = try await watcher.allErrors()
-    if lines.isEmpty, errors.count == 1, errors[0].contains("timed out after 30.0 seconds") {
-      // KNOWN ISSUE, cause not yet found: in about one full-suite run in four, made while other
-      // builds or suites loaded the machine, the watcher is watching and never hears of this
-      // first write of the file (it times out after 30 s); never seen when this test, or the
-      // suites that ran beside it, run alone, nor in 210 rounds of the same two commands under
-      // load. Only this exact outcome is tolerated; any other is checked below.
-      withKnownIssue("A first write sometimes never reaches a watching process under load", isIntermittent: true) {
-        Issue.record("watch never printed the change: \(errors)")
-      }
-    } else {
-      #expect(lines.count == 1, "watch printed \(lines); its errors: \(errors)")
-      let parts = try #require(lines.first?.split(separator: " "))
-      #expect(parts.count == 2 && UInt64(parts[0]) != nil && parts[1] == "7")
-      #expect(try await watcher.waitForExit() == 0)
-    }
+    #expect(lines.count == 1, "watch printed \(lines); its errors: \(errors)")
+    let parts = try #require(lines.first?.split(separator: " "))
+    #expect(parts.count == 2 && UInt64(parts[0]) != nil && parts[1] == "7")
+    #expect(try await watcher.waitForExit() == 0)
 
     let idle = try DemoProcess("watch", "--file", file, "--changes", "1", "--timeout", "0.5")
     #expect(try await idle.waitForExit() == 1)

@@ -46,10 +46,19 @@ final class PostgresServer: Sendable {
 
   /// Runs `body` with a new, running server; stops it and removes its directory afterwards,
   /// whether `body` returns or throws.
+  ///
+  /// Starting (`initdb`, `pg_ctl start`) and removing the server block for seconds: they run off
+  /// the cooperative pool, which every other test of the run needs.
   static func withServer<R>(_ body: (PostgresServer) async throws -> R) async throws -> R {
-    let server = try startedServer()
-    defer { server.remove() }
-    return try await body(server)
+    let server = try await offThePool { try startedServer() }
+    do {
+      let result = try await body(server)
+      _ = try? await offThePool { server.remove() }
+      return result
+    } catch {
+      _ = try? await offThePool { server.remove() }
+      throw error
+    }
   }
 
   /// A new, running server. Its port is found free before the server binds it, and another
