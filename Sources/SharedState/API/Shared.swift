@@ -135,6 +135,13 @@ public struct Shared<Value> {
   /// state does not deadlock; the inner change is kept until the outer closure's copy replaces it,
   /// so make every change through the outer closure's argument.
   ///
+  /// The change is committed before anyone hears of it: observers run after every lock is
+  /// released (<doc:DeliveringChanges>). A change that cannot be committed is not kept, and
+  /// ``saveError`` says why. When the current value cannot be read at all (another user's
+  /// unreadable file, a file longer than the key reads, a database that does not answer),
+  /// nothing is written and ``saveError`` says why: a closure that returns nothing is not run,
+  /// and one that returns a result runs on a copy of the last value known, for its result only.
+  ///
   /// - Parameter operation: A closure that may change the value.
   /// - Returns: What `operation` returns.
   @discardableResult
