@@ -181,7 +181,8 @@ struct PostgresServerFailureTests {
   /// Waits until `query` (a count) answers something other than 0.
   private func waitFor(_ server: PostgresServer, _ query: String) async throws {
     try await withTimeout(seconds: 20) {
-      while try server.psql(query) == "0" { try await Task.sleep(for: .milliseconds(10)) }
+      // Each `psql` blocks its thread: off the cooperative pool, which the other tests need.
+      while try await offThePool({ try server.psql(query) }) == "0" { try await Task.sleep(for: .milliseconds(10)) }
     }
   }
 
@@ -197,7 +198,8 @@ struct PostgresServerFailureTests {
       )
       defer { holder.kill(SIGKILL) }
       try await withTimeout(seconds: 20) {
-        while try server.psql("SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation WHERE c.relname = 'shared_state' AND l.mode = 'RowShareLock' AND l.pid <> pg_backend_pid()") == "0" {
+        let holdersLock = "SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation WHERE c.relname = 'shared_state' AND l.mode = 'RowShareLock' AND l.pid <> pg_backend_pid()"
+        while try await offThePool({ try server.psql(holdersLock) }) == "0" {
           try await Task.sleep(for: .milliseconds(20))
         }
       }
