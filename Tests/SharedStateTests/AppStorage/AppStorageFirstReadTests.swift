@@ -14,18 +14,12 @@ struct AppStorageFirstReadTests {
     suite = AppStorageSuite(directory: directory.url)
   }
 
-  private func contents(ofKey key: String) throws -> String? {
-    let path = directory.path(try AppStorageSuite.fileName(forKey: key))
-    guard FileManager.default.fileExists(atPath: path) else { return nil }
-    return try String(contentsOfFile: path, encoding: .utf8)
-  }
-
   @Test func theFirstReadStoresTheDefaultForEveryoneToRead() throws {
     @Shared(.appStorage("int", store: suite)) var int = 42
     @SharedReader(.appStorage("name", store: suite)) var name = "Blob"
     #expect(int == 42)
     #expect(name == "Blob")
-    #expect(try contents(ofKey: "int") == "42\n")
+    #expect(try directory.contents(ofKey: "int") == "42\n")
     #expect(suite.integer(forKey: "int") == 42)
     #expect(suite.string(forKey: "name") == "Blob")
     #expect(try suite.keys().sorted() == ["int", "name"])
@@ -36,7 +30,7 @@ struct AppStorageFirstReadTests {
     let before = try FileManager.default.attributesOfItem(atPath: directory.path("int.json"))[.systemFileNumber]
     @Shared(.appStorage("int", store: suite)) var int = 42
     #expect(int == 7)
-    #expect(try contents(ofKey: "int") == "7\n")
+    #expect(try directory.contents(ofKey: "int") == "7\n")
     let after = try FileManager.default.attributesOfItem(atPath: directory.path("int.json"))[.systemFileNumber]
     #expect(before as? UInt64 == after as? UInt64)
   }
@@ -53,8 +47,8 @@ struct AppStorageFirstReadTests {
     #expect((bad.loadError as? FileStorageError)?.reason == .undecodable)
     #expect(bad.wrappedValue == 42)
     #expect(empty == 42)
-    #expect(try contents(ofKey: "bad") == "not a number")
-    #expect(try contents(ofKey: "empty") == "")
+    #expect(try directory.contents(ofKey: "bad") == "not a number")
+    #expect(try directory.contents(ofKey: "empty") == "")
   }
 
   @Test func aDefaultOfNoValueIsNotStored() throws {
@@ -62,8 +56,8 @@ struct AppStorageFirstReadTests {
     @Shared(.appStorage("some", store: suite)) var some: Int? = 3
     #expect(none == nil)
     #expect(some == 3)
-    #expect(try contents(ofKey: "none") == nil)
-    #expect(try contents(ofKey: "some") == "3\n")
+    #expect(try directory.contents(ofKey: "none") == nil)
+    #expect(try directory.contents(ofKey: "some") == "3\n")
   }
 
   @Test func aLoadAskedForByTheProgramStoresNothing() async throws {
@@ -71,7 +65,7 @@ struct AppStorageFirstReadTests {
     try FileManager.default.removeItem(atPath: directory.path("int.json"))
     try await $int.load()
     #expect(int == 42)
-    #expect(try contents(ofKey: "int") == nil)
+    #expect(try directory.contents(ofKey: "int") == nil)
   }
 
   @Test func anotherProcessWatchingSeesTheStoredDefault() async throws {

@@ -51,12 +51,6 @@ struct AppStorageKeyTests {
     suite = AppStorageSuite(directory: directory.url)
   }
 
-  private func contents(ofKey key: String) throws -> String? {
-    let path = directory.path(try AppStorageSuite.fileName(forKey: key))
-    guard FileManager.default.fileExists(atPath: path) else { return nil }
-    return try String(contentsOfFile: path, encoding: .utf8)
-  }
-
   @Test func everyValueTypeIsStoredAsReadableJSONAndReadsBack() throws {
     @Shared(.appStorage("bool", store: suite)) var bool = false
     @Shared(.appStorage("int", store: suite)) var int = 0
@@ -82,18 +76,18 @@ struct AppStorageKeyTests {
     $theme.withLock { $0 = .dark }
     $profile.withLock { $0 = Profile(name: "Blob", tags: ["x"]) }
 
-    #expect(try contents(ofKey: "bool") == "true\n")
-    #expect(try contents(ofKey: "int") == "42\n")
-    #expect(try contents(ofKey: "double") == "2.5\n")
-    let stringContents = try contents(ofKey: "string")
+    #expect(try directory.contents(ofKey: "bool") == "true\n")
+    #expect(try directory.contents(ofKey: "int") == "42\n")
+    #expect(try directory.contents(ofKey: "double") == "2.5\n")
+    let stringContents = try directory.contents(ofKey: "string")
     #expect(stringContents == #""héllo \"q\"""# + "\n")
-    #expect(try contents(ofKey: "strings") == #"["a","b/c"]"# + "\n")
-    #expect(try contents(ofKey: "url") == #""https://example.com/a?b=c""# + "\n")
-    #expect(try contents(ofKey: "data") == #""AQID""# + "\n")
-    #expect(try contents(ofKey: "date") == "1700000000.5\n")
-    #expect(try contents(ofKey: "level") == "2\n")
-    #expect(try contents(ofKey: "theme") == #""dark""# + "\n")
-    #expect(try contents(ofKey: "profile") == #"{"name":"Blob","tags":["x"]}"# + "\n")
+    #expect(try directory.contents(ofKey: "strings") == #"["a","b/c"]"# + "\n")
+    #expect(try directory.contents(ofKey: "url") == #""https://example.com/a?b=c""# + "\n")
+    #expect(try directory.contents(ofKey: "data") == #""AQID""# + "\n")
+    #expect(try directory.contents(ofKey: "date") == "1700000000.5\n")
+    #expect(try directory.contents(ofKey: "level") == "2\n")
+    #expect(try directory.contents(ofKey: "theme") == #""dark""# + "\n")
+    #expect(try directory.contents(ofKey: "profile") == #"{"name":"Blob","tags":["x"]}"# + "\n")
 
     // What was stored reads back as the same values, through the suite's own reading.
     #expect(try suite.value(forKey: "bool", as: Bool.self) == true)
@@ -150,20 +144,20 @@ struct AppStorageKeyTests {
     $level.withLock { $0 = .low }
     $theme.withLock { $0 = .light }
     $date.withLock { $0 = Date(timeIntervalSince1970: 10) }
-    #expect(try contents(ofKey: "int") == "5\n")
-    #expect(try contents(ofKey: "level") == "1\n")
-    #expect(try contents(ofKey: "theme") == #""light""# + "\n")
-    #expect(try contents(ofKey: "date") == "10\n")
+    #expect(try directory.contents(ofKey: "int") == "5\n")
+    #expect(try directory.contents(ofKey: "level") == "1\n")
+    #expect(try directory.contents(ofKey: "theme") == #""light""# + "\n")
+    #expect(try directory.contents(ofKey: "date") == "10\n")
     #expect(try suite.keys() == ["date", "int", "level", "theme"])
 
     $int.withLock { $0 = nil }
     $level.withLock { $0 = nil }
     $theme.withLock { $0 = nil }
     $date.withLock { $0 = nil }
-    #expect(try contents(ofKey: "int") == nil)
-    #expect(try contents(ofKey: "level") == nil)
-    #expect(try contents(ofKey: "theme") == nil)
-    #expect(try contents(ofKey: "date") == nil)
+    #expect(try directory.contents(ofKey: "int") == nil)
+    #expect(try directory.contents(ofKey: "level") == nil)
+    #expect(try directory.contents(ofKey: "theme") == nil)
+    #expect(try directory.contents(ofKey: "date") == nil)
     #expect(try suite.keys() == [])
     #expect($int.saveError == nil)
 
@@ -171,7 +165,7 @@ struct AppStorageKeyTests {
     $int.withLock { $0 = 1 }
     try suite.removeValue(forKey: "int")
     try suite.removeValue(forKey: "int")
-    #expect(try contents(ofKey: "int") == nil)
+    #expect(try directory.contents(ofKey: "int") == nil)
   }
 
   @Test func typeSafeKeysWithDefaultsUseTheDefaultSuite() throws {
@@ -249,11 +243,11 @@ struct AppStorageKeyTests {
     let shared = try #require(opened)
     #expect(shared.wrappedValue == 7)
     #expect((shared.loadError as? FileStorageError)?.reason == .undecodable)
-    #expect(try contents(ofKey: "count") == "\"not a number\"\n", "the file is left alone")
+    #expect(try directory.contents(ofKey: "count") == "\"not a number\"\n", "the file is left alone")
     #expect(throws: FileStorageError.self) { try suite.value(forKey: "count", as: Int.self) }
 
     shared.withLock { $0 += 1 }
-    #expect(try contents(ofKey: "count") == "8\n")
+    #expect(try directory.contents(ofKey: "count") == "8\n")
     #expect(shared.loadError == nil)
   }
 

@@ -1,4 +1,5 @@
 import Foundation
+import SharedState
 
 /// A fresh directory for one test, removed when the test's value goes away.
 final class TemporaryDirectory: Sendable {
@@ -18,6 +19,14 @@ final class TemporaryDirectory: Sendable {
   /// The names of what the directory holds, sorted.
   func contents() throws -> [String] {
     try FileManager.default.contentsOfDirectory(atPath: url.path).sorted()
+  }
+
+  /// The text of the file that holds the app-storage key `key` when the directory is a suite,
+  /// or `nil` when there is none.
+  func contents(ofKey key: String) throws -> String? {
+    let path = path(try AppStorageSuite.fileName(forKey: key))
+    guard FileManager.default.fileExists(atPath: path) else { return nil }
+    return try String(contentsOfFile: path, encoding: .utf8)
   }
 
   deinit {
