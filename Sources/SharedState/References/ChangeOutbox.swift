@@ -8,7 +8,7 @@
 struct ChangeOutbox<Value> {
   /// A property of the reference that Observation tracks.
   enum Property {
-    case value, isLoading, loadError, saveError
+    case isLoading, loadError, saveError
   }
 
   /// One thing to tell observers.
@@ -38,8 +38,6 @@ struct ChangeOutbox<Value> {
   private var isDelivering = false
   /// A delivery was handed to a ``SharedChangeDelivery`` and has not started yet.
   private var isScheduled = false
-
-  var isEmpty: Bool { pending.isEmpty }
 
   /// Queues a committed value for every listener and for Observation.
   mutating func commit(_ value: Value, isFromElsewhere: Bool) {

@@ -324,13 +324,18 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
   /// what it queued on this thread: changes this process makes reach its observers on the
   /// thread that made them, as with swift-sharing.
   private func changing<R>(_ body: () throws -> R) rethrows -> R {
-    let result = try lock.withLock {
+    let result = try lockedForChange(body)
+    deliverPendingChanges()
+    return result
+  }
+
+  /// Runs `body` under `lock`, counting how deep this thread is in changes (`changeDepth`).
+  private func lockedForChange<R>(_ body: () throws -> R) rethrows -> R {
+    try lock.withLock {
       changeDepth += 1
       defer { changeDepth -= 1 }
       return try body()
     }
-    deliverPendingChanges()
-    return result
   }
 
   /// Runs `body` under `lock` for a change that arrived from elsewhere (the key's subscription),
@@ -338,9 +343,7 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
   private func receivingFromElsewhere(_ body: () -> Void) {
     let delivery = SharedChangeDelivery.default
     guard !delivery.isImmediate else { return changing(body) }
-    let schedules = lock.withLock {
-      changeDepth += 1
-      defer { changeDepth -= 1 }
+    let schedules = lockedForChange {
       body()
       // Inside an outer `changing` on this thread, that one delivers on its way out.
       return changeDepth == 1 && outbox.claimSchedule()
@@ -393,7 +396,6 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
 
   private func announce(_ property: ChangeOutbox<Value>.Property) {
     switch property {
-    case .value: registrar.withMutation(of: self, keyPath: valuePath) {}
     case .isLoading: registrar.withMutation(of: self, keyPath: isLoadingPath) {}
     case .loadError: registrar.withMutation(of: self, keyPath: loadErrorPath) {}
     case .saveError: registrar.withMutation(of: self, keyPath: saveErrorPath) {}
