@@ -25,13 +25,7 @@ struct PostgresServerFailureTests {
 
       try server.freeze()
       defer { try? server.thaw() }
-      var ran = false
-      let start = ContinuousClock.now
-      $counter.withLock {
-        ran = true
-        $0 += 1
-      }
-      let waited = ContinuousClock.now - start
+      let (ran, waited) = timedIncrement($counter)
       print("A withLock on a frozen server failed after \(waited) (timeout 2 s).")
       let error = try #require($counter.saveError as? PostgresStorageError)
       #expect(error.kind == .unwritable)
@@ -178,6 +172,17 @@ struct PostgresServerFailureTests {
     }
   }
 
+  /// Increments `counter` once and says whether the closure ran and how long the call took.
+  private func timedIncrement(_ counter: Shared<Int>) -> (ran: Bool, waited: Duration) {
+    var ran = false
+    let start = ContinuousClock.now
+    counter.withLock {
+      ran = true
+      $0 += 1
+    }
+    return (ran, ContinuousClock.now - start)
+  }
+
   /// Waits until `query` (a count) answers something other than 0.
   private func waitFor(_ server: PostgresServer, _ query: String) async throws {
     try await withTimeout(seconds: 20) {
@@ -203,13 +208,7 @@ struct PostgresServerFailureTests {
           try await Task.sleep(for: .milliseconds(20))
         }
       }
-      var ran = false
-      let start = ContinuousClock.now
-      $counter.withLock {
-        ran = true
-        $0 += 1
-      }
-      let waited = ContinuousClock.now - start
+      let (ran, waited) = timedIncrement($counter)
       let error = try #require($counter.saveError as? PostgresStorageError)
       #expect(error.sqlState == "55P03", "\(error)")
       #expect(String(describing: error).contains("lock timeout"), "\(error)")
