@@ -18,16 +18,16 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
 {
   // Recursive, so that code running inside `withLock`'s body (a read, a nested `withLock` on
   // the same state) can read and write on the same thread without deadlocking.
-  private let lock = NSRecursiveLock()
+  let lock = NSRecursiveLock()
   /// How deep the thread that holds `lock` is in ``changing(_:)``: only the outermost level
   /// delivers, once the lock is really released.
-  private var changeDepth = 0
+  var changeDepth = 0
   private var storedValue: Value
   private var storedIsLoading = false
   private var storedLoadError: (any Error)?
   private var storedSaveError: (any Error)?
   /// Changes committed and not yet delivered, and the listeners to deliver them to.
-  private var outbox = ChangeOutbox<Value>()
+  var outbox = ChangeOutbox<Value>()
   private var subscription: SharedSubscription?
   /// The cross-process transaction of the `withLock` running now (on the thread that holds
   /// `lock`): saves made inside it commit through it instead of beginning their own.
@@ -48,17 +48,17 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
   /// The key again, when its storage is shared with other processes and `withLock` must
   /// exclude them too.
   private let crossProcessKey: (any CrossProcessKey<Value>)?
-  private let registrar = ObservationRegistrar()
+  let registrar = ObservationRegistrar()
   // Made once per value type: forming a key path into a generic class resolves its type at run
   // time, which would otherwise happen on every read and write (or, stored here, cost four
   // objects per reference).
   private let facts = ReferenceTypeFacts<Value>.shared
   /// `==` for the value's type, when it has one: a change to an equal value is no change.
   private var areEqual: ((Value, Value) -> Bool)? { facts.areEqual }
-  private var valuePath: KeyPath<SharedReference<Value>, Value> { facts.valuePath }
-  private var isLoadingPath: KeyPath<SharedReference<Value>, Bool> { facts.isLoadingPath }
-  private var loadErrorPath: KeyPath<SharedReference<Value>, (any Error)?> { facts.loadErrorPath }
-  private var saveErrorPath: KeyPath<SharedReference<Value>, (any Error)?> { facts.saveErrorPath }
+  var valuePath: KeyPath<SharedReference<Value>, Value> { facts.valuePath }
+  var isLoadingPath: KeyPath<SharedReference<Value>, Bool> { facts.isLoadingPath }
+  var loadErrorPath: KeyPath<SharedReference<Value>, (any Error)?> { facts.loadErrorPath }
+  var saveErrorPath: KeyPath<SharedReference<Value>, (any Error)?> { facts.saveErrorPath }
 
   /// State that belongs to no key: `Shared(value:)`.
   init(value: Value) {
@@ -316,90 +316,6 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
     guard storedSaveError != nil || error != nil else { return }
     storedSaveError = error
     outbox.changed(.saveError)
-  }
-
-  // MARK: Delivering to observers
-
-  /// Runs `body` under `lock`, then, once the lock is released by the outermost call, delivers
-  /// what it queued on this thread: changes this process makes reach its observers on the
-  /// thread that made them, as with swift-sharing.
-  private func changing<R>(_ body: () throws -> R) rethrows -> R {
-    let result = try lockedForChange(body)
-    deliverPendingChanges()
-    return result
-  }
-
-  /// Runs `body` under `lock`, counting how deep this thread is in changes (`changeDepth`).
-  private func lockedForChange<R>(_ body: () throws -> R) rethrows -> R {
-    try lock.withLock {
-      changeDepth += 1
-      defer { changeDepth -= 1 }
-      return try body()
-    }
-  }
-
-  /// Runs `body` under `lock` for a change that arrived from elsewhere (the key's subscription),
-  /// then hands its delivery to ``SharedChangeDelivery/default``.
-  private func receivingFromElsewhere(_ body: () -> Void) {
-    let delivery = SharedChangeDelivery.default
-    guard !delivery.isImmediate else { return changing(body) }
-    let schedules = lockedForChange {
-      body()
-      // Inside an outer `changing` on this thread, that one delivers on its way out.
-      return changeDepth == 1 && outbox.claimSchedule()
-    }
-    guard schedules else { return }
-    delivery.schedule { [weak self] in
-      guard let self else { return }
-      lock.withLock { outbox.scheduledDeliveryStarts() }
-      deliverPendingChanges()
-    }
-  }
-
-  /// Delivers queued changes on this thread, unless this thread still holds `lock` (it delivers
-  /// when it lets go) or another thread is delivering (it takes these too, in order).
-  private func deliverPendingChanges() {
-    var next = lock.withLock { changeDepth == 0 ? takeBatch(beginning: true) : nil }
-    while let (changes, listeners) = next {
-      deliver(changes, to: listeners)
-      next = lock.withLock { takeBatch(beginning: false) }
-    }
-  }
-
-  /// The queued changes and the listeners to tell. Call with `lock` held.
-  private func takeBatch(
-    beginning: Bool
-  ) -> ([ChangeOutbox<Value>.Change], [Int: ChangeOutbox<Value>.Listener])? {
-    let changes = beginning ? outbox.beginDelivery() : outbox.continueDelivery()
-    return changes.map { ($0, outbox.listeners) }
-  }
-
-  /// Tells Observation and the listeners, in order, with no lock held.
-  private func deliver(
-    _ changes: [ChangeOutbox<Value>.Change],
-    to listeners: [Int: ChangeOutbox<Value>.Listener]
-  ) {
-    for change in changes {
-      switch change {
-      case let .value(value, sequence, _):
-        registrar.withMutation(of: self, keyPath: valuePath) {}
-        for listener in listeners.values where listener.since < sequence {
-          listener.onChange(value)
-        }
-      case let .property(property):
-        announce(property)
-      case let .initialValue(value, id):
-        listeners[id]?.onChange(value)
-      }
-    }
-  }
-
-  private func announce(_ property: ChangeOutbox<Value>.Property) {
-    switch property {
-    case .isLoading: registrar.withMutation(of: self, keyPath: isLoadingPath) {}
-    case .loadError: registrar.withMutation(of: self, keyPath: loadErrorPath) {}
-    case .saveError: registrar.withMutation(of: self, keyPath: saveErrorPath) {}
-    }
   }
 
   // MARK: Persistence on demand

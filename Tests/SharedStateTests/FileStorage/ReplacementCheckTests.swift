@@ -21,25 +21,30 @@ struct ReplacementCheckTests {
     written.end()
 
     // The handle's next write, half done: the page's sequence is odd, and the handle already
-    // knows where the write ends and what it put at the target name (DiskPath.write records it
-    // before it finishes the page).
+    // knows where the write ends and what it put at the target name (the transaction records it
+    // before it publishes the write on the page).
     let lock = try FileDescriptor.open(FilePath(directory.path(".value.json.sharedstate-lock")), .readWrite)
     defer { try? lock.close() }
     let page = try #require(CoordinationPage.map(lock, status: try lock.status()))
     let ending = page.beginWrite()
     defer { page.abandonWrite(sequence: ending) }
-    let disk = DiskPath.forTarget(target, filePermissions: permissions, directoryPermissions: [.ownerReadWriteExecute])
-    defer { disk.release() }
+    let resources = PathResources.forTarget(
+      target, filePermissions: permissions, directoryPermissions: [.ownerReadWriteExecute]
+    )
+    defer { resources.release() }
+    func freshness(of known: FileKnowledge, waiting: Bool) -> Freshness? {
+      resources.lookWithoutLock(at: known, mapping: true, waiting: waiting, limit: 1 << 20)?.freshness
+    }
     let own = FileKnowledge(
       sequence: ending, identity: FileIdentity(try target.entryStatus()), state: .contents(Data("1\n".utf8))
     )
-    #expect(disk.check({ own }, waiting: false) == .unchanged)
+    #expect(freshness(of: own, waiting: false) == .unchanged)
 
     // A program that takes no lock replaces the file in that moment: that is a change.
     let staged = directory.path("staged.json")
     try Data("5\n".utf8).write(to: URL(fileURLWithPath: staged))
     #expect(rename(staged, target.string) == 0)
-    #expect(disk.check({ own }, waiting: false) == .changed)
-    #expect(disk.check({ own }, waiting: true) == .changed)
+    #expect(freshness(of: own, waiting: false) == .changed(nil))
+    #expect(freshness(of: own, waiting: true) == .changed(nil))
   }
 }

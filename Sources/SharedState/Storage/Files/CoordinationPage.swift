@@ -51,7 +51,7 @@ final class CoordinationPage: @unchecked Sendable {
   /// mapped.
   static func map(_ descriptor: FileDescriptor, status: Stat) -> CoordinationPage? {
     let owner = status.rawValue.st_uid
-    guard owner == geteuid() || owner == 0,
+    guard owner == ProcessCredentials.user || owner == 0,
       status.rawValue.st_mode & 0o022 == 0,
       status.rawValue.st_size >= length,
       (try? descriptor.isOnNetworkFileSystem()) == false,
@@ -94,7 +94,7 @@ final class CoordinationPage: @unchecked Sendable {
       let before = word(0).load(ordering: .acquiring)
       if before & 1 == 1 {
         if attempt + 1 < attempts {
-          if attempt < 2 { sched_yield() } else { usleep(20) }
+          ThreadPause.awaitingWriter(attempt: attempt)
         }
         continue
       }

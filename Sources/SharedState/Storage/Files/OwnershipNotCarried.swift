@@ -1,5 +1,6 @@
 import SystemPackage
 
+// For the C types of owners, groups and modes (`uid_t`, `gid_t`, `mode_t`) only.
 #if canImport(Glibc)
   import Glibc
 #endif
@@ -66,7 +67,7 @@ struct OwnershipNotCarried: Error, CustomStringConvertible {
   private init(reason: Reason, mode: mode_t) {
     self.reason = reason
     self.mode = mode
-    writer = geteuid()
+    writer = ProcessCredentials.user
   }
 
   var description: String {

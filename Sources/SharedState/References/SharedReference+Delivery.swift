@@ -1,0 +1,89 @@
+import Foundation
+import Observation
+
+/// Delivering to observers: changes are queued under the reference's lock and delivered once it
+/// is released (invariant 10), on the thread that made them, or for changes from elsewhere where
+/// ``SharedChangeDelivery/default`` says.
+extension SharedReference {
+  /// Runs `body` under `lock`, then, once the lock is released by the outermost call, delivers
+  /// what it queued on this thread: changes this process makes reach its observers on the
+  /// thread that made them, as with swift-sharing.
+  func changing<R>(_ body: () throws -> R) rethrows -> R {
+    let result = try lockedForChange(body)
+    deliverPendingChanges()
+    return result
+  }
+
+  /// Runs `body` under `lock`, counting how deep this thread is in changes (`changeDepth`).
+  func lockedForChange<R>(_ body: () throws -> R) rethrows -> R {
+    try lock.withLock {
+      changeDepth += 1
+      defer { changeDepth -= 1 }
+      return try body()
+    }
+  }
+
+  /// Runs `body` under `lock` for a change that arrived from elsewhere (the key's subscription),
+  /// then hands its delivery to ``SharedChangeDelivery/default``.
+  func receivingFromElsewhere(_ body: () -> Void) {
+    let delivery = SharedChangeDelivery.default
+    guard !delivery.isImmediate else { return changing(body) }
+    let schedules = lockedForChange {
+      body()
+      // Inside an outer `changing` on this thread, that one delivers on its way out.
+      return changeDepth == 1 && outbox.claimSchedule()
+    }
+    guard schedules else { return }
+    delivery.schedule { [weak self] in
+      guard let self else { return }
+      lock.withLock { outbox.scheduledDeliveryStarts() }
+      deliverPendingChanges()
+    }
+  }
+
+  /// Delivers queued changes on this thread, unless this thread still holds `lock` (it delivers
+  /// when it lets go) or another thread is delivering (it takes these too, in order).
+  func deliverPendingChanges() {
+    var next = lock.withLock { changeDepth == 0 ? takeBatch(beginning: true) : nil }
+    while let (changes, listeners) = next {
+      deliver(changes, to: listeners)
+      next = lock.withLock { takeBatch(beginning: false) }
+    }
+  }
+
+  /// The queued changes and the listeners to tell. Call with `lock` held.
+  private func takeBatch(
+    beginning: Bool
+  ) -> ([ChangeOutbox<Value>.Change], [Int: ChangeOutbox<Value>.Listener])? {
+    let changes = beginning ? outbox.beginDelivery() : outbox.continueDelivery()
+    return changes.map { ($0, outbox.listeners) }
+  }
+
+  /// Tells Observation and the listeners, in order, with no lock held.
+  private func deliver(
+    _ changes: [ChangeOutbox<Value>.Change],
+    to listeners: [Int: ChangeOutbox<Value>.Listener]
+  ) {
+    for change in changes {
+      switch change {
+      case let .value(value, sequence, _):
+        registrar.withMutation(of: self, keyPath: valuePath) {}
+        for listener in listeners.values where listener.since < sequence {
+          listener.onChange(value)
+        }
+      case let .property(property):
+        announce(property)
+      case let .initialValue(value, id):
+        listeners[id]?.onChange(value)
+      }
+    }
+  }
+
+  private func announce(_ property: ChangeOutbox<Value>.Property) {
+    switch property {
+    case .isLoading: registrar.withMutation(of: self, keyPath: isLoadingPath) {}
+    case .loadError: registrar.withMutation(of: self, keyPath: loadErrorPath) {}
+    case .saveError: registrar.withMutation(of: self, keyPath: saveErrorPath) {}
+    }
+  }
+}

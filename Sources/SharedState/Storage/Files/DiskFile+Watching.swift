@@ -1,0 +1,70 @@
+import Foundation
+
+/// Watching: each replacement event is judged by one look at the page and the target name.
+///
+/// On the thread that reads events, the look is made without waiting, and only when this
+/// process has the page mapped: most replacements are this process's own writes or ones the
+/// page already showed, and dropped there they wake no other thread. What the look found is kept
+/// for the delivery and for the read the delivery prompts, which look no further.
+extension DiskFile {
+  func watch(_ onEvent: @escaping @Sendable (FileWatchEvent) -> Void) -> WatchToken {
+    // Strong, not weak (see PathResources' registry): the token's owner decides how long the
+    // handle lives, and the handle holds nothing that leads back to the token.
+    DirectoryWatcher.shared.watch(file: resources.paths.target, admitting: { [self] event in
+      event != .replaced || admit()
+    }) { [self] event in
+      if event == .replaced { deliver(onEvent) } else { onEvent(event) }
+    }
+  }
+
+  /// Whether a replacement event is worth delivering, from one look without waiting. A key whose
+  /// page is not mapped yet is admitted unlooked: mapping it is the delivering thread's work.
+  private func admit() -> Bool {
+    guard let look = resources.lookWithoutLock(at: known, mapping: false, waiting: false, limit: maximumReadSize)
+    else {
+      state.withLock { $0.admitted = nil }
+      return true
+    }
+    return keep(look.freshness) != .unchanged
+  }
+
+  /// Keeps what a look found for the delivery and the read, and returns it.
+  private func keep(_ freshness: Freshness) -> Freshness {
+    state.withLock { $0.admitted = freshness }
+    return freshness
+  }
+
+  /// Tells `onEvent` of an admitted replacement, judged by the look made at admission when there
+  /// was one, otherwise by a look now (mapping the page).
+  ///
+  /// While another process's write is under way its own event follows, so nothing is delivered
+  /// now (a watcher reading then would wait for that writer): the change is looked at again a
+  /// little later instead, in case that writer died mid-write.
+  private func deliver(_ onEvent: @escaping @Sendable (FileWatchEvent) -> Void) {
+    let admitted = state.withLock { $0.admitted }
+    if case .changed = admitted { return onEvent(.replaced) }
+    switch lookNow() {
+    case .unchanged:
+      break
+    case .changed:
+      onEvent(.replaced)
+    case .busy:
+      let isScheduled = state.withLock { state in
+        defer { state.isRecheckScheduled = true }
+        return state.isRecheckScheduled
+      }
+      if isScheduled { return }
+      DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(10)) { [self] in
+        state.withLock { $0.isRecheckScheduled = false }
+        if lookNow() != .unchanged { onEvent(.replaced) }
+      }
+    }
+  }
+
+  /// One look from the delivering thread, which may map the page and wait a moment for a writer.
+  private func lookNow() -> Freshness {
+    guard let look = resources.lookWithoutLock(at: known, mapping: true, waiting: true, limit: maximumReadSize)
+    else { return .changed(nil) }
+    return keep(look.freshness)
+  }
+}

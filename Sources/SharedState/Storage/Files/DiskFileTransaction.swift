@@ -1,0 +1,75 @@
+import Foundation
+import SystemPackage
+
+/// A transaction on a ``DiskFile``: see ``FileTransaction``. Begun holding the path's exclusive
+/// lock, which ``end()`` releases.
+final class DiskFileTransaction: FileTransaction {
+  private let file: DiskFile
+  private var isHeld = true
+  let change: Result<FileState, any Error>?
+  let readFailure: (any Error)?
+  /// The entry at the target name, as the refresh or the last commit left it.
+  private var target: Result<Stat?, any Error>
+
+  /// Takes the lock and brings the handle up to date.
+  ///
+  /// - Throws: Why the lock could not be taken; nothing is held then.
+  init(file: DiskFile) throws {
+    self.file = file
+    let refresh = try file.resources.beginTransaction(file.known, limit: file.maximumReadSize)
+    file.remember(refresh.knowledge)
+    change = refresh.change
+    if case let .failure(error) = refresh.change { readFailure = error } else { readFailure = nil }
+    target = refresh.target
+  }
+
+  func commit(_ state: FileState) throws {
+    guard isHeld else { throw TransactionEnded(path: file.path) }
+    // What could not be read is not written over: it may be a value this process cannot see.
+    if let readFailure { throw readFailure }
+    let (written, announced) = try file.resources.write(state, replacing: try target.get(), durability: file.durability)
+    // Known as the handle's own before the page says the write is over: a watcher of this
+    // process that wakes for the write's events then finds it known, and delivers nothing.
+    file.remember(written)
+    file.resources.publish(written, announced)
+    target = .success(nil)
+  }
+
+  func end() {
+    guard isHeld else { return }
+    isHeld = false
+    file.resources.endTransaction()
+  }
+
+  deinit {
+    end()
+  }
+
+  /// Commits `contents` when the lock holder finds no entry at the target name; otherwise
+  /// returns what is there, as the transaction's refresh read it.
+  func createIfMissing(_ contents: Data) throws -> FileState {
+    if case let .failure(error)? = change { throw error }
+    guard case .success(nil) = target else {
+      // The refresh brought the handle up to date: its knowledge is what the file holds.
+      return file.known.state ?? .missing
+    }
+    try commit(.contents(contents))
+    return .contents(contents)
+  }
+}
+
+/// A transaction whose locks could not be taken: it knows nothing, and commits nothing.
+final class FailedTransaction: FileTransaction {
+  let error: any Error
+  init(error: any Error) { self.error = error }
+  var change: Result<FileState, any Error>? { nil }
+  var readFailure: (any Error)? { error }
+  func commit(_ state: FileState) throws { throw error }
+  func end() {}
+}
+
+/// The error for a commit after its transaction ended.
+struct TransactionEnded: Error, CustomStringConvertible {
+  let path: String
+  var description: String { "the transaction on \(path) has ended" }
+}

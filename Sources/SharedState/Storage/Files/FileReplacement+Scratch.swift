@@ -1,0 +1,109 @@
+import SystemPackage
+
+extension FileReplacement {
+  /// The scratch inode, ready to become the target whose entry is `target` (`nil`: a new file):
+  /// with its mode, owner and group.
+  ///
+  /// Nothing is changed that already matches, which is the rule: the two inodes alternate, so
+  /// after the first write of each user they carry the target's ownership already. What differs
+  /// is changed only where the system permits it: the mode of this process's own file (a
+  /// scratch of another user whose mode differs is replaced by a fresh one of this process), the
+  /// owner and group by root, the group by a member of it. An owner or group that cannot be
+  /// kept is accepted only when the target's mode gives everyone else the same access
+  /// (`0666`, say), since then nobody loses any.
+  ///
+  /// - Throws: ``OwnershipNotCarried`` when the mode, the owner or the group cannot be kept,
+  ///   before anything is written.
+  func prepareScratch(like target: Stat?) throws -> OpenInode {
+    var (scratch, status) = try prepareScratch()
+    guard let target else { return scratch }
+    let wanted = Ownership(target)
+    var current = Ownership(status)
+    if current == wanted { return scratch }
+    let user = ProcessCredentials.user
+    if user != 0, current.owner != user, current.mode != wanted.mode {
+      // Another user's inode, left at the scratch name by an exchange: its mode is not ours to
+      // change, so write a file of our own instead.
+      try releaseScratch(scratch)
+      (scratch, status) = try prepareScratch()
+      current = Ownership(status)
+    }
+    try carryOwner(wanted, to: scratch.descriptor, from: &current)
+    if current.mode != wanted.mode {
+      do {
+        try scratch.descriptor.setPermissions(FilePermissions(rawValue: wanted.mode))
+      } catch {
+        throw OwnershipNotCarried(mode: wanted.mode, failure: error)
+      }
+    }
+    return scratch
+  }
+
+  /// Gives the scratch file `wanted`'s owner and group where the system permits it.
+  private func carryOwner(_ wanted: Ownership, to descriptor: FileDescriptor, from current: inout Ownership) throws {
+    guard current.owner != wanted.owner || current.group != wanted.group else { return }
+    if ProcessCredentials.user == 0, (try? descriptor.setOwner(wanted.owner, group: wanted.group)) != nil {
+      current.owner = wanted.owner
+      current.group = wanted.group
+      // Changing the owner may clear the set-user-ID and set-group-ID bits.
+      current.mode &= ~0o6000
+    } else if current.group != wanted.group, ProcessCredentials.isMember(of: wanted.group),
+      (try? descriptor.setOwner(nil, group: wanted.group)) != nil
+    {
+      current.group = wanted.group
+      current.mode &= ~0o6000
+    }
+    if let refusal = OwnershipNotCarried(wanted: wanted, writtenAs: current) { throw refusal }
+  }
+
+  /// Removes the scratch name (when it is still `scratch`) and forgets the inode, unwritten.
+  private func releaseScratch(_ scratch: OpenInode) throws {
+    if atScratch?.descriptor == scratch.descriptor { atScratch = nil }
+    scratch.descriptor.closeIgnoringFailure()
+    guard let status = try paths.scratch.entryStatusIfPresent(), scratch.isInode(of: status) else { return }
+    do {
+      try paths.scratch.unlink()
+    } catch .noSuchFileOrDirectory {
+      // Removed meanwhile.
+    }
+  }
+
+  /// The scratch inode, checked to be at the scratch name, a regular file and singly linked;
+  /// anything else there is removed (never written) and a fresh file made.
+  ///
+  /// - Returns: The inode, and its status now.
+  private func prepareScratch() throws -> (OpenInode, Stat) {
+    let status = try paths.scratch.entryStatusIfPresent()
+    if let atScratch, let status, atScratch.isInode(of: status), status.linkCount == 1 {
+      return (atScratch, status)
+    }
+    atScratch?.descriptor.closeIgnoringFailure()
+    atScratch = nil
+    if let status {
+      if let reopened = reopenScratch(status) { return reopened }
+      if status.type == .directory { throw RefusedEntry(path: paths.scratch, reason: .directory) }
+      // A link, a FIFO, a hard link, someone else's file: remove the name only.
+      do {
+        try paths.scratch.unlink()
+      } catch .noSuchFileOrDirectory {
+        // Removed meanwhile.
+      }
+    }
+    let opened = try RegularFile.open(paths.scratch, writable: true, creatingWith: filePermissions, exclusively: true)
+    let scratch = OpenInode(descriptor: opened.descriptor, status: opened.status)
+    atScratch = scratch
+    return (scratch, opened.status)
+  }
+
+  /// Opens the regular, singly linked file found at the scratch name (left by an earlier
+  /// exchange); `nil` when it is anything else or changed meanwhile.
+  private func reopenScratch(_ status: Stat) -> (OpenInode, Stat)? {
+    guard status.type == .regular, status.linkCount == 1,
+      let opened = try? RegularFile.open(paths.scratch, writable: true),
+      opened.status.linkCount == 1, opened.status.rawValue.st_ino == status.rawValue.st_ino
+    else { return nil }
+    let scratch = OpenInode(descriptor: opened.descriptor, status: opened.status)
+    atScratch = scratch
+    return (scratch, opened.status)
+  }
+}

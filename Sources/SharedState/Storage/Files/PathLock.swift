@@ -1,0 +1,193 @@
+import Synchronization
+import SystemPackage
+
+/// The lock of one stored path in this process: an in-process lock, then an open-file-description
+/// lock on the lock file (see ``CompanionPaths``), which excludes other processes; and the lock
+/// file's coordination page (``CoordinationPage``), which says what the last cooperating write
+/// left at the target name.
+///
+/// Everything a write or a locked read touches of the path is used only by the thread that holds
+/// the in-process lock: that is what makes ``PathResources`` safe to share.
+///
+/// `@unchecked Sendable`: the properties under "Held state" are read and written only by the
+/// thread that holds `inProcess`; the page is behind its own `Mutex`.
+final class PathLock: @unchecked Sendable {
+  let paths: CompanionPaths
+  private let filePermissions: FilePermissions
+  private let directoryPermissions: FilePermissions
+  private let inProcess = ThreadOwnedLock()
+
+  // MARK: Held state
+
+  private var lockDescriptor: FileDescriptor?
+  private var lockIsWritable = false
+  /// Whether the lock file is on a network file system, as found when it was last mapped.
+  private(set) var isOnNetwork = false
+
+  /// The mapped page, and the lock file's inode it maps (`nil` before anyone tried).
+  let pageState = Mutex(PageState())
+
+  struct PageState {
+    var page: CoordinationPage?
+    var inode: UInt64?
+  }
+
+  init(paths: CompanionPaths, filePermissions: FilePermissions, directoryPermissions: FilePermissions) {
+    self.paths = paths
+    self.filePermissions = filePermissions
+    self.directoryPermissions = directoryPermissions
+  }
+
+  deinit {
+    closeLockFile()
+  }
+
+  /// Takes the in-process lock and the exclusive lock on the lock file, creating it (and its
+  /// directory) when missing, and maps its page. On failure nothing is held.
+  ///
+  /// - Throws: ``NestedTransaction`` when this thread holds the lock already (waiting would
+  ///   never end), a ``RefusedEntry``, or the system's error.
+  func lockExclusively() throws {
+    guard inProcess.lock() == .acquired else { throw NestedTransaction(path: paths.target.string) }
+    do {
+      let status = try acquireFileLock(.exclusive)
+      try preparePage(status)
+    } catch {
+      try? lockDescriptor?.unlock()
+      inProcess.unlock()
+      throw error
+    }
+  }
+
+  /// Releases what ``lockExclusively()`` took; the lock file stays open when `keepingOpen`.
+  func unlock(keepingOpen: Bool) {
+    try? lockDescriptor?.unlock()
+    if !keepingOpen { closeLockFile() }
+    inProcess.unlock()
+  }
+
+  /// Runs `body` holding the in-process lock and a shared lock on the lock file, so that no
+  /// cooperating writer rewrites the target meanwhile; on a thread inside a transaction on this
+  /// path, under the exclusive lock it holds. `body` learns whether a lock file was there (before
+  /// the first write there is none, and nothing to wait for).
+  func withSharedLock<R>(keepingOpen: Bool, _ body: (_ isLocked: Bool) throws -> R) throws -> R {
+    guard inProcess.lock() == .acquired else { return try body(true) }
+    defer {
+      if !keepingOpen { closeLockFile() }
+      inProcess.unlock()
+    }
+    // Read without a lock file, then again under it if a writer created it meanwhile.
+    for _ in 0..<8 {
+      let isLocked = try acquireFileLockIfPresent(.shared) != nil
+      defer { if isLocked { try? lockDescriptor?.unlock() } }
+      let result = try body(isLocked)
+      if isLocked || !paths.lock.exists { return result }
+    }
+    throw RefusedEntry(path: paths.lock, reason: .keepsDisappearing)
+  }
+
+  // MARK: The lock file
+
+  private func acquireFileLock(_ kind: FileDescriptor.LockKind) throws -> Stat {
+    guard let status = try acquireFileLockIfPresent(kind) else {
+      throw RefusedEntry(path: paths.lock, reason: .keepsDisappearing)
+    }
+    return status
+  }
+
+  /// Takes the lock file's lock. Call holding `inProcess`.
+  ///
+  /// - Returns: The lock file's status, or `nil` when there is no lock file and `kind` is shared.
+  private func acquireFileLockIfPresent(_ kind: FileDescriptor.LockKind) throws -> Stat? {
+    // A lock file removed since it was opened excludes nobody: start again on the one there
+    // now. Bounded, so that an entry that keeps disappearing is an error, not a spin.
+    for _ in 0..<64 {
+      if lockDescriptor == nil || (kind == .exclusive && !lockIsWritable) {
+        closeLockFile()
+        guard try openLockFile(creating: kind == .exclusive) else { return nil }
+      }
+      guard let descriptor = lockDescriptor else { return nil }
+      try descriptor.lock(kind)
+      let status = try descriptor.status()
+      if status.linkCount == 1 { return status }
+      try? descriptor.unlock()
+      closeLockFile()
+      if status.linkCount > 1 {
+        throw RefusedEntry(path: paths.lock, reason: .hardLinked(count: status.linkCount))
+      }
+    }
+    throw RefusedEntry(path: paths.lock, reason: .keepsDisappearing)
+  }
+
+  private func openLockFile(creating: Bool) throws -> Bool {
+    let permissions = creating ? filePermissions : nil
+    do {
+      lockDescriptor = try RegularFile.open(paths.lock, writable: true, creatingWith: permissions).descriptor
+      lockIsWritable = true
+    } catch let error as Errno where error == .noSuchFileOrDirectory && creating {
+      try paths.directory.createDirectories(permissions: directoryPermissions)
+      lockDescriptor = try RegularFile.open(paths.lock, writable: true, creatingWith: permissions).descriptor
+      lockIsWritable = true
+    } catch let error as Errno where error == .noSuchFileOrDirectory {
+      return false
+    } catch let error as Errno where error == .permissionDenied && !creating {
+      // A reader may lack write permission on another user's lock file; a shared lock needs
+      // only read access.
+      lockDescriptor = try RegularFile.open(paths.lock, writable: false).descriptor
+      lockIsWritable = false
+    }
+    return true
+  }
+
+  /// The open lock file, for the sequence. Call holding the lock.
+  var heldLockDescriptor: FileDescriptor? { lockDescriptor }
+
+  private func closeLockFile() {
+    lockDescriptor?.closeIgnoringFailure()
+    lockDescriptor = nil
+    lockIsWritable = false
+  }
+
+  // MARK: The page
+
+  /// Maps the lock file's page, growing the file to a page first. Call holding the exclusive
+  /// lock.
+  private func preparePage(_ lockStatus: Stat) throws {
+    guard let descriptor = lockDescriptor else { return }
+    var status = lockStatus
+    let inode = UInt64(status.rawValue.st_ino)
+    if pageState.withLock({ $0.inode == inode }) { return }
+    isOnNetwork = (try? descriptor.isOnNetworkFileSystem()) ?? true
+    if status.rawValue.st_size < CoordinationPage.length, status.rawValue.st_uid == ProcessCredentials.user {
+      // Allocated, not merely sized: a page of a sparse file could fault for want of space
+      // when written through the mapping.
+      try descriptor.allocate(length: Int64(CoordinationPage.length))
+      status = try descriptor.status()
+    }
+    let mapped = isOnNetwork ? nil : CoordinationPage.map(descriptor, status: status)
+    pageState.withLock { $0 = PageState(page: mapped, inode: inode) }
+  }
+
+  /// The page, mapping it now (for a path that has only been watched so far) when `mapping`.
+  func page(mapping: Bool) -> CoordinationPage? {
+    pageState.withLock { state in
+      if state.inode != nil || !mapping { return state.page }
+      guard let opened = try? RegularFile.open(paths.lock, writable: true) else { return nil }
+      let onNetwork = (try? opened.descriptor.isOnNetworkFileSystem()) ?? true
+      state.page = onNetwork ? nil : CoordinationPage.map(opened.descriptor, status: opened.status)
+      state.inode = UInt64(opened.status.rawValue.st_ino)
+      opened.descriptor.closeIgnoringFailure()
+      return state.page
+    }
+  }
+}
+
+/// The error for a transaction begun on a thread that is already inside one on the same file
+/// (a `withLock` of another key for the same file, inside a `withLock`): waiting would never end.
+struct NestedTransaction: Error, CustomStringConvertible {
+  let path: String
+
+  var description: String {
+    "\(path) is already being changed on this thread (a withLock of another key for the same file, inside a withLock)"
+  }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import SystemPackage
+
+/// The path's three operations as a handle uses them: a look without any lock, a read under the
+/// shared lock, and a transaction (the exclusive lock, a refresh, a write, the unlock). Each goes
+/// down to the system once and returns what it found or did.
+extension PathResources {
+  /// What a transaction or a locked read found.
+  struct Refresh {
+    /// What the handle knows now.
+    let knowledge: FileKnowledge
+    /// What changed since the handle's knowledge, `nil` when nothing did.
+    let change: Result<FileState, any Error>?
+    /// The entry at the target name (`nil`: none), or why it cannot be replaced.
+    let target: Result<Stat?, any Error>
+  }
+
+  /// Looks at the path without any lock (see ``FreshnessCheck``).
+  ///
+  /// - Parameter mapping: Whether to map the page if this process has not yet. Without a page
+  ///   the sequence is read from the lock file when `readingLockFile`, and otherwise nothing is
+  ///   looked at: the result is `nil`.
+  func lookWithoutLock(
+    at known: FileKnowledge,
+    mapping: Bool,
+    readingLockFile: Bool = false,
+    waiting: Bool,
+    limit: Int
+  ) -> FreshnessCheck.Look? {
+    let page = lock.page(mapping: mapping)
+    let sequence: UInt64
+    if let page {
+      sequence = page.sequence
+    } else if readingLockFile, let stored = try? lock.unlockedSequence() {
+      sequence = stored
+    } else {
+      return nil
+    }
+    return freshness.look(at: known, sequence: sequence, page: page, waiting: waiting, limit: limit)
+  }
+
+  /// Reads the target under the shared lock, so that no cooperating writer is rewriting it.
+  ///
+  /// - Throws: ``FileTooLarge`` when the target is longer than `limit` bytes (nothing is read),
+  ///   a ``RefusedEntry``, or the system's error.
+  func readLocked(limit: Int) throws -> FileKnowledge {
+    try lock.withSharedLock(keepingOpen: keepsDescriptors) { _ in
+      defer { closeDescriptorsUnlessKept() }
+      let refresh = refreshHoldingLock(FileKnowledge(), limit: limit)
+      if case let .failure(error)? = refresh.change { throw error }
+      return refresh.knowledge
+    }
+  }
+
+  /// Takes the exclusive lock and brings `known` up to date, reading at most `limit` bytes.
+  ///
+  /// - Throws: Why the lock could not be taken; nothing is held then.
+  func beginTransaction(_ known: FileKnowledge, limit: Int) throws -> Refresh {
+    try lock.lockExclusively()
+    return refreshHoldingLock(known, limit: limit)
+  }
+
+  /// Releases the exclusive lock.
+  func endTransaction() {
+    closeDescriptorsUnlessKept()
+    lock.unlock(keepingOpen: keepsDescriptors)
+  }
+
+  /// Brings `known` up to date. Call holding a lock.
+  private func refreshHoldingLock(_ known: FileKnowledge, limit: Int) -> Refresh {
+    let look = freshness.look(
+      at: known, sequence: lock.lockedSequence(), page: lock.page(mapping: false),
+      waiting: false, limit: limit, isLocked: true
+    )
+    let status: Stat?
+    do {
+      status = try look.target?.get() ?? paths.target.entryStatusIfPresent()
+      if let status, let refusal = RefusedEntry(path: paths.target, type: status.type) { throw refusal }
+    } catch {
+      return Refresh(knowledge: known, change: .failure(error), target: .failure(error))
+    }
+    let fresh: FileKnowledge
+    switch look.freshness {
+    case .unchanged:
+      return Refresh(knowledge: known, change: nil, target: .success(status))
+    case let .changed(described?):
+      fresh = described
+    case .changed(nil), .busy:
+      do {
+        let state = try replacement.readTarget(status, limit: limit)
+        fresh = FileKnowledge(sequence: look.sequence, identity: status.map(FileIdentity.init), state: state)
+      } catch {
+        return Refresh(knowledge: known, change: .failure(error), target: .success(status))
+      }
+    }
+    let change = fresh.state == known.state ? nil : fresh.state.map { Result<FileState, any Error>.success($0) }
+    return Refresh(knowledge: fresh, change: change, target: .success(status))
+  }
+
+  /// Replaces what the target holds with `state` (`.missing` removes it). Call holding the
+  /// exclusive lock. Everything that can fail is checked before the write is announced.
+  ///
+  /// - Parameters:
+  ///   - target: The entry at the target name that the transaction found: the new file gets its
+  ///     mode, owner and group.
+  /// - Returns: What the writer knows now, and the announced write: the caller records the
+  ///   knowledge as its own, then calls ``publish(_:_:)``.
+  func write(
+    _ state: FileState,
+    replacing target: Stat?,
+    durability: FileDurability
+  ) throws -> (written: FileKnowledge, announced: PathLock.AnnouncedWrite) {
+    if let target, let refusal = RefusedEntry(path: paths.target, type: target.type) { throw refusal }
+    let scratch: OpenInode?
+    if case .contents = state { scratch = try replacement.prepareScratch(like: target) } else { scratch = nil }
+    let announced = try lock.announceWrite()
+    do {
+      var identity: FileIdentity?
+      if case let .contents(data) = state, let scratch {
+        identity = try replacement.replaceTarget(
+          with: data, scratch: scratch, durability: durability, closingEachTime: lock.isOnNetwork
+        )
+      } else {
+        try replacement.removeTarget(durability: durability)
+      }
+      try lock.prepareToPublish(announced)
+      return (FileKnowledge(sequence: announced.sequence, identity: identity, state: state), announced)
+    } catch {
+      lock.abandon(announced)
+      throw error
+    }
+  }
+
+  /// Ends a write that ``write(_:replacing:durability:)`` made: the page describes it and the
+  /// sequence turns even.
+  func publish(_ written: FileKnowledge, _ announced: PathLock.AnnouncedWrite) {
+    lock.publish(announced, identity: written.identity, state: written.state ?? .missing)
+  }
+
+  private func closeDescriptorsUnlessKept() {
+    if !keepsDescriptors { replacement.closeDescriptors() }
+  }
+}

@@ -1,0 +1,96 @@
+import Synchronization
+import SystemPackage
+
+/// What this process holds for one stored path, shared by every handle (``DiskFile``) on it:
+/// the path's ``PathLock`` (with the coordination page), its ``FileReplacement`` (the inodes
+/// kept open) and its ``FreshnessCheck``. One per path per process, counted by its users.
+///
+/// `@unchecked Sendable`: `replacement` is used only by the thread that holds `lock` (every
+/// method here that touches it takes the lock first); the rest is immutable or `Sendable`.
+final class PathResources: @unchecked Sendable {
+  let paths: CompanionPaths
+  let lock: PathLock
+  let freshness: FreshnessCheck
+  /// Used only holding `lock`.
+  let replacement: FileReplacement
+  /// Whether descriptors stay open between transactions (a process-wide budget, so that a
+  /// program writing thousands of files does not run out of descriptors).
+  let keepsDescriptors: Bool
+
+  private init(paths: CompanionPaths, filePermissions: FilePermissions, directoryPermissions: FilePermissions) {
+    self.paths = paths
+    lock = PathLock(paths: paths, filePermissions: filePermissions, directoryPermissions: directoryPermissions)
+    freshness = FreshnessCheck(paths: paths)
+    keepsDescriptors = Self.descriptorBudget.add(1, ordering: .relaxed).newValue <= Self.descriptorBudgetLimit
+    if !keepsDescriptors { Self.descriptorBudget.subtract(1, ordering: .relaxed) }
+    replacement = FileReplacement(paths: paths, filePermissions: filePermissions, keepsDescriptors: keepsDescriptors)
+  }
+
+  deinit {
+    if keepsDescriptors { Self.descriptorBudget.subtract(1, ordering: .relaxed) }
+  }
+
+  // MARK: One per path
+
+  private static let descriptorBudget = Atomic<Int>(0)
+  private static let descriptorBudgetLimit = 128
+
+  private struct Registry {
+    // Counted rather than weak: an object that is ever referenced weakly pays for every retain
+    // and release afterwards (about a tenth of a writer's time, measured).
+    var entries: [FilePath: (resources: PathResources, users: Int)] = [:]
+    /// One copy of each directory's path for all its files' paths.
+    var directories: [FilePath: FilePath] = [:]
+
+    mutating func sharedDirectory(of target: FilePath) -> FilePath {
+      let directory = target.removingLastComponent()
+      if let shared = directories[directory] { return shared }
+      // Bounded: a program that walks many directories keeps only the recent ones shared.
+      if directories.count >= 256 { directories.removeAll(keepingCapacity: true) }
+      directories[directory] = directory
+      return directory
+    }
+  }
+
+  private static let registry = Mutex(Registry())
+
+  /// The process's resources for `target`, created with these permissions if there are none.
+  /// Each call must be matched by one ``release()``.
+  ///
+  /// - Parameters:
+  ///   - target: An absolute, lexically normal path.
+  ///   - filePermissions: The permissions of files it creates (less the umask).
+  ///   - directoryPermissions: The permissions of directories it creates (less the umask).
+  static func forTarget(
+    _ target: FilePath,
+    filePermissions: FilePermissions,
+    directoryPermissions: FilePermissions
+  ) -> PathResources {
+    registry.withLock { registry in
+      if let existing = registry.entries[target] {
+        registry.entries[target]?.users += 1
+        return existing.resources
+      }
+      let created = PathResources(
+        paths: CompanionPaths(target: target, directory: registry.sharedDirectory(of: target)),
+        filePermissions: filePermissions,
+        directoryPermissions: directoryPermissions
+      )
+      registry.entries[target] = (created, 1)
+      return created
+    }
+  }
+
+  /// Says that one user of ``forTarget(_:filePermissions:directoryPermissions:)`` is done; the
+  /// last one takes it out of the registry (a transaction under way keeps it alive).
+  func release() {
+    Self.registry.withLock { registry in
+      guard let entry = registry.entries[paths.target], entry.resources === self else { return }
+      if entry.users > 1 {
+        registry.entries[paths.target]?.users -= 1
+      } else {
+        registry.entries[paths.target] = nil
+      }
+    }
+  }
+}
