@@ -1,6 +1,6 @@
-// The floor of scripts/bench.sh: SharedState's file protocol (second edition) in C, without
-// Swift or JSON coding. Increments a counter stored as decimal text in FILE, N times,
-// with per increment exactly the writer's system calls of Storage/Files/DiskPath.swift:
+// The floor of scripts/bench.sh: SharedState's file protocol in C, without Swift or JSON
+// coding. Increments a counter stored as decimal text in FILE, N times, with per increment
+// exactly the writer's system calls of Storage/Files (PathLock, FreshnessCheck, FileReplacement):
 //   fcntl(F_OFD_SETLKW) + fstat (lock file still linked) on the lock file,
 //   fstatat(target); the value from the mapped coordination page when it describes the target,
 //   fstatat(scratch) (still our inode), pwrite (+ ftruncate when the length changes) of the
@@ -9,7 +9,10 @@
 //
 // With `watch`, the process also watches FILE's directory as every SharedState process does: a
 // thread blocked in read() on an inotify descriptor (the events SharedState asks for), which for
-// each event naming FILE reads the page under its seqlock and takes the value when it changed,
+// each event naming FILE looks as the library's FreshnessCheck does: the page's sequence, then,
+// unless a write is under way, the entry at FILE (fstatat: the identity that tells a program
+// that takes no lock from a cooperating writer), and takes the value from the page under its
+// seqlock when either changed;
 // and which paces its reading as the library's does (Storage/Watching/ReadingPace.swift): a
 // wake-up less than 1 ms after the previous one is a burst, and in a burst it waits again no
 // sooner than 100 µs after the last wake-up. That is the floor of the default configuration,
@@ -65,6 +68,7 @@ static void identity(uint64_t *words, const struct stat *s) {
 struct watch {
   int inotify;
   const char *name;
+  const char *target;
   volatile uint64_t *page;
 };
 
@@ -104,7 +108,10 @@ static void *watch_directory(void *argument) {
       if (event->len == 0 || strcmp(event->name, watch->name) != 0) continue;
       // The seqlock: an even sequence, the same before and after the copy.
       uint64_t before = __atomic_load_n(&watch->page[0], __ATOMIC_ACQUIRE);
-      if (before & 1 || before == seen) continue;
+      if (before & 1) continue;
+      struct stat entry;
+      if (fstatat(AT_FDCWD, watch->target, &entry, AT_SYMLINK_NOFOLLOW) != 0) continue;
+      if (before == seen && entry.st_ino == watch->page[3] && entry.st_ctim.tv_nsec == (long)watch->page[8]) continue;
       char text[64] = {0};
       size_t size = watch->page[10] < 63 ? watch->page[10] : 63;
       memcpy(text, (char *)watch->page + CONTENTS, size);
@@ -152,6 +159,7 @@ int main(int argc, char **argv) {
       | IN_DELETE_SELF | IN_MOVE_SELF | IN_UNMOUNT | IN_ONLYDIR;
     if (inotify_add_watch(watch.inotify, directory, mask) < 0) die("inotify_add_watch");
     watch.name = name;
+    watch.target = target;
     watch.page = page;
     pthread_t thread;
     if (pthread_create(&thread, NULL, watch_directory, &watch) != 0) die("pthread_create");

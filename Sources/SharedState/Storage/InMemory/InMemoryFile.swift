@@ -37,7 +37,7 @@ final class InMemoryFile: StoredFile, @unchecked Sendable {
   }
 
   func beginTransaction() -> any FileTransaction {
-    InMemoryTransaction(file: self)
+    InMemoryFileTransaction(file: self)
   }
 
   func watch(_ onEvent: @escaping @Sendable (FileWatchEvent) -> Void) -> WatchToken {
@@ -46,7 +46,7 @@ final class InMemoryFile: StoredFile, @unchecked Sendable {
 }
 
 /// A transaction on an ``InMemoryFile``: the file system's lock, held until ``end()``.
-private final class InMemoryTransaction: FileTransaction {
+private final class InMemoryFileTransaction: FileTransaction {
   private let file: InMemoryFile
   private var isHeld = true
   let change: Result<FileState, any Error>?
