@@ -13,49 +13,44 @@ extension FileDescriptor {
   /// waits for a FIFO's other end (`O_NONBLOCK`), and is not inherited by child processes
   /// (`O_CLOEXEC`). The caller checks what it opened with ``status()``.
   ///
-  /// The corresponding C function is `open`.
+  /// swift-system's `open`.
   static func openEntry(
     _ path: FilePath,
     writable: Bool,
     creatingWith permissions: FilePermissions? = nil,
     exclusively: Bool = false
   ) throws(Errno) -> FileDescriptor {
-    var flags = O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | (writable ? O_RDWR : O_RDONLY)
-    if permissions != nil { flags |= O_CREAT }
-    if exclusively { flags |= O_EXCL }
-    let mode = permissions?.rawValue ?? 0
-    let raw = try systemCall { path.withPlatformString { Glibc.open($0, flags, mode) } }
-    return FileDescriptor(rawValue: raw)
+    var options: OpenOptions = [.noFollow, .nonBlocking, .closeOnExec]
+    if permissions != nil { options.insert(.create) }
+    if exclusively { options.insert(.exclusiveCreate) }
+    return try errnoOnly {
+      try open(path, writable ? .readWrite : .readOnly, options: options, permissions: permissions)
+    }
   }
 
   /// Opens a directory for `fsync`.
   ///
-  /// The corresponding C function is `open` with `O_DIRECTORY`.
+  /// swift-system's `open` with `O_DIRECTORY`.
   static func openDirectory(_ path: FilePath) throws(Errno) -> FileDescriptor {
-    let raw = try systemCall {
-      path.withPlatformString { Glibc.open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
-    }
-    return FileDescriptor(rawValue: raw)
+    try errnoOnly { try open(path, .readOnly, options: [.directory, .closeOnExec]) }
   }
 
   /// What the system knows of the open file.
   ///
-  /// The corresponding C function is `fstat`.
+  /// swift-system's `stat()` (C: `fstat`).
   func status() throws(Errno) -> Stat {
-    var raw = Glibc.stat()
-    try systemCall { fstat(rawValue, &raw) }
-    return Stat(rawValue: raw)
+    try stat()
   }
 
   /// Reads up to `buffer.count` bytes at `offset`; fewer only at the end of the file.
   ///
-  /// The corresponding C function is `pread`, repeated until the buffer is full or the end.
+  /// swift-system's `read(fromAbsoluteOffset:into:)` (C: `pread`), repeated until the buffer is
+  /// full or the end.
   func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
     var total = 0
     while total < buffer.count {
-      let count = try systemCall {
-        Glibc.pread(rawValue, buffer.baseAddress! + total, buffer.count - total, off_t(offset) + off_t(total))
-      }
+      let rest = UnsafeMutableRawBufferPointer(rebasing: buffer[total...])
+      let count = try errnoOnly { try read(fromAbsoluteOffset: offset + Int64(total), into: rest) }
       if count == 0 { break }
       total += count
     }
@@ -64,21 +59,21 @@ extension FileDescriptor {
 
   /// Writes all of `bytes` at `offset`.
   ///
-  /// The corresponding C function is `pwrite`, repeated until everything is written.
+  /// swift-system's `write(toAbsoluteOffset:_:)` (C: `pwrite`), repeated until everything is
+  /// written.
   func write(at offset: Int64, _ bytes: UnsafeRawBufferPointer) throws(Errno) {
     var total = 0
     while total < bytes.count {
-      total += try systemCall {
-        Glibc.pwrite(rawValue, bytes.baseAddress! + total, bytes.count - total, off_t(offset) + off_t(total))
-      }
+      let rest = UnsafeRawBufferPointer(rebasing: bytes[total...])
+      total += try errnoOnly { try write(toAbsoluteOffset: offset + Int64(total), rest) }
     }
   }
 
   /// Sets the file's length.
   ///
-  /// The corresponding C function is `ftruncate`.
+  /// swift-system's `resize(to:)` (C: `ftruncate`).
   func truncate(to length: Int64) throws(Errno) {
-    try systemCall { ftruncate(rawValue, off_t(length)) }
+    try errnoOnly { try resize(to: length) }
   }
 
   /// Allocates the file's blocks up to `length`, growing it when shorter, so that writing them
@@ -126,17 +121,18 @@ extension FileDescriptor {
   /// Closes the descriptor and reports the failure `close` returns (a deferred write error on
   /// some file systems). The descriptor is gone either way; `EINTR` is not retried.
   ///
-  /// The corresponding C function is `close`.
+  /// swift-system's `close()`.
   func closeReportingFailure() throws(Errno) {
-    if Glibc.close(rawValue) == -1 {
-      let error = Errno(rawValue: errno)
-      if error != .interrupted { throw error }
+    do {
+      try errnoOnly { try close() }
+    } catch .interrupted {
+      // Linux has closed the descriptor all the same.
     }
   }
 
   /// Closes a descriptor that was only read, or whose failure is already being reported.
   func closeIgnoringFailure() {
-    _ = Glibc.close(rawValue)
+    try? close()
   }
 
   /// The kinds of open-file-description lock.

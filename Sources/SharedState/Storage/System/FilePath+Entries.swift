@@ -8,11 +8,9 @@ import SystemPackage
 extension FilePath {
   /// What the system knows of the entry at this path itself (a symbolic link is not followed).
   ///
-  /// The corresponding C function is `fstatat` with `AT_SYMLINK_NOFOLLOW`.
+  /// swift-system's `stat(followTargetSymlink: false)` (C: `fstatat` with `AT_SYMLINK_NOFOLLOW`).
   func entryStatus() throws(Errno) -> Stat {
-    var raw = Glibc.stat()
-    try systemCall { withPlatformString { fstatat(AT_FDCWD, $0, &raw, AT_SYMLINK_NOFOLLOW) } }
-    return Stat(rawValue: raw)
+    try stat(followTargetSymlink: false)
   }
 
   /// The entry's status, or `nil` when there is no entry at this path.

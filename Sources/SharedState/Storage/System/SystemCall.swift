@@ -19,3 +19,15 @@ func systemCall<Result: FixedWidthInteger>(_ call: () -> Result) throws(Errno) -
     if error != .interrupted { throw error }
   }
 }
+
+/// Runs one of swift-system's calls, which document that they throw only `Errno` but are not
+/// declared with a typed `throws`, so that its failure reaches the caller as an `Errno`.
+func errnoOnly<Result>(_ call: () throws -> Result) throws(Errno) -> Result {
+  do {
+    return try call()
+  } catch let error as Errno {
+    throw error
+  } catch {
+    preconditionFailure("swift-system threw \(error), not an Errno")
+  }
+}
