@@ -73,7 +73,7 @@ public struct PostgresKey<Value: Sendable>: SharedKey {
   public func load(context: LoadContext<Value>, continuation: LoadContinuation<Value>) {
     do {
       let deadline = hub.deadline()
-      let row = try hub.withConnection(by: deadline) { connection in
+      let row = try hub.connections.withConnection(by: deadline) { connection in
         try StoredRow.read(namespace: store.namespace, key: key, on: connection, logger: logger)
           .wait(on: connection, by: deadline)
       }
@@ -88,8 +88,8 @@ public struct PostgresKey<Value: Sendable>: SharedKey {
   /// Listens for other processes' writes to the row (on the process's one listening
   /// connection), and reports a lost connection and the reload after it.
   public func subscribe(context: LoadContext<Value>, subscriber: SharedSubscriber<Value>) -> SharedSubscription {
-    let cancel = hub.addListener(
-      PostgresConnectionHub.Listener(
+    let cancel = hub.notifications.addListener(
+      NotificationRouter.Listener(
         namespace: store.namespace,
         key: key,
         changed: { [self] version in reload(after: version, into: subscriber) },
@@ -108,10 +108,10 @@ public struct PostgresKey<Value: Sendable>: SharedKey {
   /// write the reference makes meanwhile.
   private func reload(after version: Int64?, into subscriber: SharedSubscriber<Value>) {
     if let version, state.fields.withLockedValue({ version <= $0.version && !$0.isDisconnected }) { return }
-    hub.readForListener(namespace: store.namespace, key: key).whenComplete { [self] result in
+    hub.notifications.readForListener(namespace: store.namespace, key: key).whenComplete { [self] result in
       // A failed read means the listening connection failed: `lost` reports it.
       guard case let .success(row) = result else { return }
-      hub.deliveries.async {
+      hub.notifications.deliveries.async {
         subscriber.yieldLatest {
           let isNew = state.fields.withLockedValue { fields in
             let version = row?.version ?? 0
@@ -135,7 +135,7 @@ public struct PostgresKey<Value: Sendable>: SharedKey {
       let version: Int64
       do {
         let deadline = hub.deadline()
-        version = try hub.withConnection(by: deadline) { connection in try write(json, on: connection, by: deadline) }
+        version = try hub.connections.withConnection(by: deadline) { connection in try write(json, on: connection, by: deadline) }
       } catch {
         throw failure(.unwritable, error)
       }
@@ -162,7 +162,7 @@ public struct PostgresKey<Value: Sendable>: SharedKey {
       json: json,
       namespace: store.namespace,
       key: key,
-      notificationPrefix: hub.notificationPrefix(namespace: store.namespace, key: key),
+      notificationPrefix: hub.notifications.notificationPrefix(namespace: store.namespace, key: key),
       on: connection,
       by: deadline,
       logger: logger
@@ -205,9 +205,9 @@ extension PostgresKey: CrossProcessKey {
     let begun: Result<PostgresConnection, PostgresStorageError>
     let deadline = hub.deadline()
     do {
-      let opened = try hub.takeConnection(by: deadline)
+      let opened = try hub.connections.takeConnection(by: deadline)
       do {
-        try hub.ensureTable(on: opened, by: deadline)
+        try hub.connections.ensureTable(on: opened, by: deadline)
         _ = try opened.query("BEGIN", logger: logger).wait(on: opened, by: deadline)
         let row = try StoredRow.lock(namespace: store.namespace, key: key, on: opened, by: deadline, logger: logger)
         let isNew = state.fields.withLockedValue { fields in
@@ -237,7 +237,7 @@ extension PostgresKey: CrossProcessKey {
         let json = try encodedJSON(value)
         let deadline = hub.deadline()
         guard let connection = open else {
-          let version = try hub.withConnection(by: deadline) { connection in try write(json, on: connection, by: deadline) }
+          let version = try hub.connections.withConnection(by: deadline) { connection in try write(json, on: connection, by: deadline) }
           state.fields.withLockedValue { $0.version = max($0.version, version) }
           return
         }
@@ -247,7 +247,7 @@ extension PostgresKey: CrossProcessKey {
           let version = try write(json, on: connection, by: deadline)
           isCommitting = true
           _ = try connection.query("COMMIT", logger: logger).wait(on: connection, by: deadline)
-          hub.giveBack(connection)
+          hub.connections.giveBack(connection)
           state.fields.withLockedValue { $0.version = max($0.version, version) }
         } catch {
           connection.closeInBackground()
@@ -263,7 +263,7 @@ extension PostgresKey: CrossProcessKey {
         open = nil
         do {
           _ = try connection.query("ROLLBACK", logger: logger).wait(on: connection, by: hub.deadline())
-          hub.giveBack(connection)
+          hub.connections.giveBack(connection)
         } catch {
           connection.closeInBackground()
         }
