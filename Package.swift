@@ -82,10 +82,21 @@ let package = Package(
       pkgConfig: "gtk4",
       providers: [.apt(["libgtk-4-dev"])]
     ),
+    // What both demos share: the keys of a suite and the types stored under them, so that the
+    // terminal demo and the GTK demo open one suite together.
+    .target(
+      name: "SharedDemoSuite",
+      dependencies: [
+        "SharedState",
+        .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
+      ],
+      path: "DemoSuite"
+    ),
     .executableTarget(
       name: "SharedDemoGTK",
       dependencies: [
         "CGTK",
+        "SharedDemoSuite",
         "SharedState",
         "SharedStateGLib",
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
@@ -103,6 +114,7 @@ let package = Package(
     .executableTarget(
       name: "SharedDemo",
       dependencies: [
+        "SharedDemoSuite",
         "SharedState",
         "SharedStatePostgres",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -134,6 +146,7 @@ let package = Package(
         "SharedStatePostgres",
         // The multi-process tests run the tool as their worker processes.
         "SharedDemo",
+        "SharedDemoSuite",
         "DeliveryProbe",
         .product(name: "CustomDump", package: "swift-custom-dump"),
         .product(name: "Dependencies", package: "swift-dependencies"),
@@ -149,6 +162,7 @@ let package = Package(
       name: "SharedGLibProbe",
       dependencies: [
         "CGLib",
+        "SharedDemoSuite",
         "SharedState",
         "SharedStateGLib",
         .product(name: "OpenCombineShim", package: "OpenCombine"),

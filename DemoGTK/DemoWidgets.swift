@@ -1,5 +1,6 @@
 import CGTK
 import Foundation
+import SharedDemoSuite
 
 /// The widgets of one window, laid out: the counter between − and +, a switch for each setting,
 /// the theme as a drop-down, an entry and a list for the to-dos, and a line for what went wrong

@@ -2,6 +2,7 @@ import CGTK
 import Foundation
 import IdentifiedCollections
 import Observation
+import SharedDemoSuite
 import SharedState
 import Synchronization
 
@@ -26,12 +27,8 @@ final class DemoWindow {
   private var shownTodos: [Todo]?
   /// The theme as last applied.
   private var shownTheme: Theme?
-  /// The suite's change count (``LastChange/sequence``) when the window opened, the highest
-  /// seen since, the changes made here, and the latest latency of a change from elsewhere.
-  private let firstSequence: Int
-  private var latestSequence: Int
-  private var changesMade = 0
-  private var lastLatency: UInt64?
+  /// The changes from other processes since the window opened.
+  private var tally: ChangeTally
   /// The summary last printed (SHARED_DEMO_GTK_REPORT=1), printed again only when it changes.
   private var reportedSummary = ""
   /// Whether a render is already asked for.
@@ -41,8 +38,7 @@ final class DemoWindow {
     widgets = DemoWidgets(application: application)
     self.state = state
     reports = ProcessInfo.processInfo.environment["SHARED_DEMO_GTK_REPORT"] == "1"
-    firstSequence = state.lastChange.wrappedValue?.sequence ?? 0
-    latestSequence = firstSequence
+    tally = ChangeTally(pid: getpid(), opening: state.lastChange.wrappedValue)
     connectControls()
     render()
   }
@@ -86,14 +82,7 @@ final class DemoWindow {
   /// Makes a change of the shared state, then tells the other windows who made it and when.
   private func change(_ body: () -> Void) {
     body()
-    changesMade += 1
-    let pid = pid
-    let sequence = state.lastChange.withLock { last in
-      let sequence = (last?.sequence ?? 0) + 1
-      last = LastChange(pid: pid, sequence: sequence, unixNanoseconds: Self.unixNanoseconds())
-      return sequence
-    }
-    latestSequence = max(latestSequence, sequence)
+    tally.made(state.lastChange.recordChange(by: pid, now: Self.unixNanoseconds))
   }
 
   private func addTodo() {
@@ -170,11 +159,11 @@ final class DemoWindow {
     } else {
       gtk_widget_set_visible(widgets.problemLabel, 0)
     }
-    let latency = lastLatency.map { String(format: "%.2f ms", Double($0) / 1_000_000) } ?? "—"
+    let latency = tally.lastLatency.map { String(format: "%.2f ms", Double($0) / 1_000_000) } ?? "—"
     if reports { reportSummary() }
     gtk_label_set_text(
       shared_demo_label(widgets.statusLabel),
-      "pid \(pid) · \(changesFromOthers) \(changesFromOthers == 1 ? "change" : "changes") from others · "
+      "pid \(pid) · \(tally.changesFromOthers) \(tally.changesFromOthers == 1 ? "change" : "changes") from others · "
         + "latency of the last: \(latency)"
     )
   }
@@ -221,21 +210,11 @@ final class DemoWindow {
     }
   }
 
-  /// Notes a value of `last-change` seen at `receivedAt`: it advances the suite's change count,
-  /// and when another process wrote it, its latency is how long it took to be shown here.
+  /// Notes a value of `last-change` seen at `receivedAt` (see ``ChangeTally/receive(_:at:)``),
+  /// and reports the latency of a change from another process.
   private func receive(_ change: LastChange?, at receivedAt: UInt64) {
-    guard let change, change.sequence > latestSequence else { return }
-    latestSequence = change.sequence
-    guard change.pid != pid else { return }
-    let latency = receivedAt >= change.unixNanoseconds ? receivedAt - change.unixNanoseconds : 0
-    lastLatency = latency
-    if reports { Self.report("latency sequence=\(change.sequence) ns=\(latency)") }
-  }
-
-  /// The changes other processes made since this window opened: each change advances the
-  /// suite's count by one, and this window knows how many were its own.
-  private var changesFromOthers: Int {
-    max(latestSequence - firstSequence - changesMade, 0)
+    guard let latency = tally.receive(change, at: receivedAt), reports, let change else { return }
+    Self.report("latency sequence=\(change.sequence) ns=\(latency)")
   }
 
   // MARK: Reports
