@@ -138,10 +138,13 @@ let package = Package(
     ),
     // glibc calls the tests use to start child processes (pipe2, closefrom in posix_spawn).
     .target(name: "CTestSupport", path: "Tests/CTestSupport"),
+    // The child processes of both test targets, started and reaped in one place.
+    .target(name: "TestSupport", dependencies: ["CTestSupport"], path: "Tests/TestSupport"),
     .testTarget(
       name: "SharedStateTests",
       dependencies: [
         "CTestSupport",
+        "TestSupport",
         "SharedState",
         "SharedStatePostgres",
         // The multi-process tests run the tool as their worker processes.
@@ -174,6 +177,7 @@ let package = Package(
       dependencies: [
         "CGLib",
         "CTestSupport",
+        "TestSupport",
         "SharedState",
         "SharedStateGLib",
         // Run as child processes: the GLib probe, the GTK demo under Xvfb, and `shared-demo set`.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// A PostgreSQL server of a test's own: `initdb` in a temporary directory (as the `postgres`
 /// user when the tests run as root, who may not run it), listening on 127.0.0.1 on a free port
