@@ -16,13 +16,6 @@ final class PostgresServer: Sendable {
       .first { FileManager.default.isExecutableFile(atPath: "\($0)/initdb") }
   }()
 
-  /// Why the tests that need a server cannot run here, or `nil` when they can.
-  static var unavailableReason: String? {
-    binDirectory == nil
-      ? "PostgreSQL's server is not installed (Debian's postgresql package: scripts/test.sh installs it)"
-      : nil
-  }
-
   let directory: URL
   let port: Int
   private let runAs: String?
@@ -245,5 +238,15 @@ struct PostgresServerError: Error, CustomStringConvertible {
   /// Whether the server said its port was taken.
   var isPortTaken: Bool {
     description.contains("could not bind") || description.contains("already in use")
+  }
+}
+
+extension Trait where Self == ConditionTrait {
+  /// Runs a test or suite only where ``PostgresServer`` can start a server.
+  static var postgresInstalled: Self {
+    .enabled(
+      if: PostgresServer.binDirectory != nil,
+      "PostgreSQL's server is not installed here (Debian's postgresql package; scripts/test.sh installs it)"
+    )
   }
 }
