@@ -82,10 +82,21 @@ let package = Package(
       pkgConfig: "gtk4",
       providers: [.apt(["libgtk-4-dev"])]
     ),
+    // What both demos share: the keys of a suite and the types stored under them, so that the
+    // terminal demo and the GTK demo open one suite together.
+    .target(
+      name: "SharedDemoSuite",
+      dependencies: [
+        "SharedState",
+        .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
+      ],
+      path: "DemoSuite"
+    ),
     .executableTarget(
       name: "SharedDemoGTK",
       dependencies: [
         "CGTK",
+        "SharedDemoSuite",
         "SharedState",
         "SharedStateGLib",
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
@@ -103,6 +114,7 @@ let package = Package(
     .executableTarget(
       name: "SharedDemo",
       dependencies: [
+        "SharedDemoSuite",
         "SharedState",
         "SharedStatePostgres",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -126,14 +138,18 @@ let package = Package(
     ),
     // glibc calls the tests use to start child processes (pipe2, closefrom in posix_spawn).
     .target(name: "CTestSupport", path: "Tests/CTestSupport"),
+    // The child processes of both test targets, started and reaped in one place.
+    .target(name: "TestSupport", dependencies: ["CTestSupport"], path: "Tests/TestSupport"),
     .testTarget(
       name: "SharedStateTests",
       dependencies: [
         "CTestSupport",
+        "TestSupport",
         "SharedState",
         "SharedStatePostgres",
         // The multi-process tests run the tool as their worker processes.
         "SharedDemo",
+        "SharedDemoSuite",
         "DeliveryProbe",
         .product(name: "CustomDump", package: "swift-custom-dump"),
         .product(name: "Dependencies", package: "swift-dependencies"),
@@ -149,6 +165,7 @@ let package = Package(
       name: "SharedGLibProbe",
       dependencies: [
         "CGLib",
+        "SharedDemoSuite",
         "SharedState",
         "SharedStateGLib",
         .product(name: "OpenCombineShim", package: "OpenCombine"),
@@ -160,6 +177,7 @@ let package = Package(
       dependencies: [
         "CGLib",
         "CTestSupport",
+        "TestSupport",
         "SharedState",
         "SharedStateGLib",
         // Run as child processes: the GLib probe, the GTK demo under Xvfb, and `shared-demo set`.

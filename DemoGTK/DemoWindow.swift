@@ -2,6 +2,7 @@ import CGTK
 import Foundation
 import IdentifiedCollections
 import Observation
+import SharedDemoSuite
 import SharedState
 import Synchronization
 
@@ -15,117 +16,45 @@ import Synchronization
 /// changes costs one render.
 @MainActor
 final class DemoWindow {
-  let window: UnsafeMutablePointer<GtkWidget>
+  private let widgets: DemoWidgets
   private let state: DemoState
   private let pid = getpid()
   /// Prints the buttons' positions and each change's latency on standard output, for the tests
   /// and the benchmark (SHARED_DEMO_GTK_REPORT=1).
   private let reports: Bool
 
-  private let counterLabel = gtk_label_new("0")!
-  private let minusButton = gtk_button_new_with_label("−")!
-  private let plusButton = gtk_button_new_with_label("+")!
-  private let switches: [UnsafeMutablePointer<GtkWidget>]
-  private let themeDropDown: UnsafeMutablePointer<GtkWidget>
-  private let newTodoEntry = gtk_entry_new()!
-  private let todoList = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4)!
-  private let problemLabel = gtk_label_new(nil)!
-  private let statusLabel = gtk_label_new(nil)!
-
   /// The list as last shown, so that the rows are rebuilt only when it changed.
   private var shownTodos: [Todo]?
   /// The theme as last applied.
   private var shownTheme: Theme?
-  /// The suite's change count (``LastChange/sequence``) when the window opened, the highest
-  /// seen since, the changes made here, and the latest latency of a change from elsewhere.
-  private let firstSequence: Int
-  private var latestSequence: Int
-  private var changesMade = 0
-  private var lastLatency: UInt64?
+  /// The changes from other processes since the window opened.
+  private var tally: ChangeTally
   /// The summary last printed (SHARED_DEMO_GTK_REPORT=1), printed again only when it changes.
   private var reportedSummary = ""
   /// Whether a render is already asked for.
   private nonisolated let renderPending = Mutex(false)
 
   init(application: UnsafeMutablePointer<GtkApplication>, state: DemoState) {
+    widgets = DemoWidgets(application: application)
     self.state = state
     reports = ProcessInfo.processInfo.environment["SHARED_DEMO_GTK_REPORT"] == "1"
-    firstSequence = state.lastChange.wrappedValue?.sequence ?? 0
-    latestSequence = firstSequence
-    window = gtk_application_window_new(application)
-    gtk_window_set_default_size(shared_demo_window(window), 420, 560)
-    // A title bar of the window's own, showing the title (and the counter in it) with or
-    // without a window manager.
-    gtk_window_set_titlebar(shared_demo_window(window), gtk_header_bar_new())
-
-    let root = gtk_box_new(GTK_ORIENTATION_VERTICAL, 10)!
-    for setMargin in [gtk_widget_set_margin_top, gtk_widget_set_margin_bottom, gtk_widget_set_margin_start, gtk_widget_set_margin_end] {
-      setMargin(root, 16)
-    }
-    gtk_window_set_child(shared_demo_window(window), root)
-
-    // The counter.
-    let counterRow = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 12)!
-    gtk_box_append(shared_demo_box(counterRow), Self.heading("Counter"))
-    gtk_widget_set_hexpand(counterLabel, 1)
-    for widget in [minusButton, counterLabel, plusButton] {
-      gtk_box_append(shared_demo_box(counterRow), widget)
-    }
-    gtk_widget_set_size_request(minusButton, 48, -1)
-    gtk_widget_set_size_request(plusButton, 48, -1)
-    gtk_box_append(shared_demo_box(root), counterRow)
-
-    // The settings.
-    gtk_box_append(shared_demo_box(root), Self.heading("Settings"))
-    var switches: [UnsafeMutablePointer<GtkWidget>] = []
-    for toggle in SettingToggle.all {
-      let control = gtk_switch_new()!
-      gtk_box_append(shared_demo_box(root), Self.row(toggle.title, control))
-      switches.append(control)
-    }
-    self.switches = switches
-    let names = Theme.allCases.map { strdup($0.rawValue.capitalized) } + [nil]
-    themeDropDown = names.map { UnsafePointer($0) }.withUnsafeBufferPointer {
-      gtk_drop_down_new_from_strings($0.baseAddress)
-    }
-    names.forEach { free($0) }
-    gtk_box_append(shared_demo_box(root), Self.row("Theme", themeDropDown))
-
-    // The to-do list.
-    gtk_box_append(shared_demo_box(root), Self.heading("To-do"))
-    let addButton = gtk_button_new_with_label("Add")!
-    gtk_entry_set_placeholder_text(shared_demo_entry(newTodoEntry), "A new to-do")
-    gtk_widget_set_hexpand(newTodoEntry, 1)
-    let addRow = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8)!
-    gtk_box_append(shared_demo_box(addRow), newTodoEntry)
-    gtk_box_append(shared_demo_box(addRow), addButton)
-    gtk_box_append(shared_demo_box(root), addRow)
-    let scrolled = gtk_scrolled_window_new()!
-    gtk_widget_set_vexpand(scrolled, 1)
-    gtk_scrolled_window_set_child(shared_demo_scrolled_window(scrolled), todoList)
-    gtk_box_append(shared_demo_box(root), scrolled)
-
-    // What went wrong, and the status line.
-    for label in [problemLabel, statusLabel] {
-      gtk_label_set_xalign(shared_demo_label(label), 0)
-      gtk_label_set_wrap(shared_demo_label(label), 1)
-      gtk_box_append(shared_demo_box(root), label)
-    }
-    gtk_widget_add_css_class(statusLabel, "dim-label")
-
-    connectControls(addButton: addButton)
+    tally = ChangeTally(pid: getpid(), opening: state.lastChange.wrappedValue)
+    connectControls()
     render()
   }
 
-  private func connectControls(addButton: UnsafeMutablePointer<GtkWidget>) {
+  /// The window, for the application to present.
+  var window: UnsafeMutablePointer<GtkWidget> { widgets.window }
+
+  private func connectControls() {
     let state = state
-    SignalAction.connect(plusButton, "clicked") { [weak self] in
+    SignalAction.connect(widgets.plusButton, "clicked") { [weak self] in
       self?.change { state.counter.withLock { $0 += 1 } }
     }
-    SignalAction.connect(minusButton, "clicked") { [weak self] in
+    SignalAction.connect(widgets.minusButton, "clicked") { [weak self] in
       self?.change { state.counter.withLock { $0 -= 1 } }
     }
-    for (control, shared) in zip(switches, state.toggles) {
+    for (control, shared) in zip(widgets.switches, state.toggles) {
       SignalAction.connect(control, "notify::active") { [weak self] in
         let isOn = gtk_switch_get_active(shared_demo_switch(control)) != 0
         // Rendering a change from elsewhere sets the switch too: write only what differs.
@@ -133,14 +62,14 @@ final class DemoWindow {
         self?.change { shared.withLock { $0 = isOn } }
       }
     }
-    let themeDropDown = themeDropDown
+    let themeDropDown = widgets.themeDropDown
     SignalAction.connect(themeDropDown, "notify::selected") { [weak self] in
       let index = Int(gtk_drop_down_get_selected(shared_demo_drop_down(themeDropDown)))
       guard Theme.allCases.indices.contains(index), Theme.allCases[index] != state.theme.wrappedValue else { return }
       self?.change { state.theme.withLock { $0 = Theme.allCases[index] } }
     }
-    SignalAction.connect(newTodoEntry, "activate") { [weak self] in self?.addTodo() }
-    SignalAction.connect(addButton, "clicked") { [weak self] in self?.addTodo() }
+    SignalAction.connect(widgets.newTodoEntry, "activate") { [weak self] in self?.addTodo() }
+    SignalAction.connect(widgets.addButton, "clicked") { [weak self] in self?.addTodo() }
     if reports {
       SignalAction.connect(window, "map") { [weak self] in
         Task { @MainActor in await self?.reportLayout() }
@@ -153,18 +82,11 @@ final class DemoWindow {
   /// Makes a change of the shared state, then tells the other windows who made it and when.
   private func change(_ body: () -> Void) {
     body()
-    changesMade += 1
-    let pid = pid
-    let sequence = state.lastChange.withLock { last in
-      let sequence = (last?.sequence ?? 0) + 1
-      last = LastChange(pid: pid, sequence: sequence, unixNanoseconds: Self.unixNanoseconds())
-      return sequence
-    }
-    latestSequence = max(latestSequence, sequence)
+    tally.made(state.lastChange.recordChange(by: pid, now: Self.unixNanoseconds))
   }
 
   private func addTodo() {
-    let editable = shared_demo_editable(newTodoEntry)
+    let editable = shared_demo_editable(widgets.newTodoEntry)
     let title = String(cString: gtk_editable_get_text(editable)).trimmingCharacters(in: .whitespaces)
     guard !title.isEmpty else { return }
     gtk_editable_set_text(editable, "")
@@ -205,17 +127,17 @@ final class DemoWindow {
   }
 
   private func show(_ shown: ShownState) {
-    gtk_label_set_markup(shared_demo_label(counterLabel), "<span size='xx-large' weight='bold'>\(shown.counter)</span>")
+    gtk_label_set_markup(shared_demo_label(widgets.counterLabel), "<span size='xx-large' weight='bold'>\(shown.counter)</span>")
     gtk_window_set_title(shared_demo_window(window), "SharedState — counter \(shown.counter)")
 
-    for (control, isOn) in zip(switches, shown.toggles) {
+    for (control, isOn) in zip(widgets.switches, shown.toggles) {
       if (gtk_switch_get_active(shared_demo_switch(control)) != 0) != isOn {
         gtk_switch_set_active(shared_demo_switch(control), isOn ? 1 : 0)
       }
     }
     let themeIndex = UInt32(Theme.allCases.firstIndex(of: shown.theme)!)
-    if gtk_drop_down_get_selected(shared_demo_drop_down(themeDropDown)) != themeIndex {
-      gtk_drop_down_set_selected(shared_demo_drop_down(themeDropDown), themeIndex)
+    if gtk_drop_down_get_selected(shared_demo_drop_down(widgets.themeDropDown)) != themeIndex {
+      gtk_drop_down_set_selected(shared_demo_drop_down(widgets.themeDropDown), themeIndex)
     }
     // Setting GTK's preference reloads the theme, even to the same value: only on a change.
     if shown.theme != shownTheme {
@@ -232,23 +154,23 @@ final class DemoWindow {
     if let problem = shown.problem {
       let escaped = g_markup_escape_text(problem, -1)!
       defer { g_free(escaped) }
-      gtk_label_set_markup(shared_demo_label(problemLabel), "<span foreground='#c01c28'>\(String(cString: escaped))</span>")
-      gtk_widget_set_visible(problemLabel, 1)
+      gtk_label_set_markup(shared_demo_label(widgets.problemLabel), "<span foreground='#c01c28'>\(String(cString: escaped))</span>")
+      gtk_widget_set_visible(widgets.problemLabel, 1)
     } else {
-      gtk_widget_set_visible(problemLabel, 0)
+      gtk_widget_set_visible(widgets.problemLabel, 0)
     }
-    let latency = lastLatency.map { String(format: "%.2f ms", Double($0) / 1_000_000) } ?? "—"
+    let latency = tally.lastLatency.map { String(format: "%.2f ms", Double($0) / 1_000_000) } ?? "—"
     if reports { reportSummary() }
     gtk_label_set_text(
-      shared_demo_label(statusLabel),
-      "pid \(pid) · \(changesFromOthers) \(changesFromOthers == 1 ? "change" : "changes") from others · "
+      shared_demo_label(widgets.statusLabel),
+      "pid \(pid) · \(tally.changesFromOthers) \(tally.changesFromOthers == 1 ? "change" : "changes") from others · "
         + "latency of the last: \(latency)"
     )
   }
 
   private func showTodos(_ todos: [Todo]) {
-    while let child = gtk_widget_get_first_child(todoList) {
-      gtk_box_remove(shared_demo_box(todoList), child)
+    while let child = gtk_widget_get_first_child(widgets.todoList) {
+      gtk_box_remove(shared_demo_box(widgets.todoList), child)
     }
     let shared = state.todos
     for todo in todos {
@@ -264,7 +186,7 @@ final class DemoWindow {
       for widget in [done, title, delete] {
         gtk_box_append(shared_demo_box(row), widget)
       }
-      gtk_box_append(shared_demo_box(todoList), row)
+      gtk_box_append(shared_demo_box(widgets.todoList), row)
 
       SignalAction.connect(done, "toggled") { [weak self] in
         let isDone = gtk_check_button_get_active(shared_demo_check_button(done)) != 0
@@ -284,45 +206,35 @@ final class DemoWindow {
       let empty = gtk_label_new("Nothing to do.")!
       gtk_label_set_xalign(shared_demo_label(empty), 0)
       gtk_widget_add_css_class(empty, "dim-label")
-      gtk_box_append(shared_demo_box(todoList), empty)
+      gtk_box_append(shared_demo_box(widgets.todoList), empty)
     }
   }
 
-  /// Notes a value of `last-change` seen at `receivedAt`: it advances the suite's change count,
-  /// and when another process wrote it, its latency is how long it took to be shown here.
+  /// Notes a value of `last-change` seen at `receivedAt` (see ``ChangeTally/receive(_:at:)``),
+  /// and reports the latency of a change from another process.
   private func receive(_ change: LastChange?, at receivedAt: UInt64) {
-    guard let change, change.sequence > latestSequence else { return }
-    latestSequence = change.sequence
-    guard change.pid != pid else { return }
-    let latency = receivedAt >= change.unixNanoseconds ? receivedAt - change.unixNanoseconds : 0
-    lastLatency = latency
-    if reports { Self.report("latency sequence=\(change.sequence) ns=\(latency)") }
-  }
-
-  /// The changes other processes made since this window opened: each change advances the
-  /// suite's count by one, and this window knows how many were its own.
-  private var changesFromOthers: Int {
-    max(latestSequence - firstSequence - changesMade, 0)
+    guard let latency = tally.receive(change, at: receivedAt), reports, let change else { return }
+    Self.report("latency sequence=\(change.sequence) ns=\(latency)")
   }
 
   // MARK: Reports
 
   /// Prints where the − and + buttons are, in the X window's coordinates, once laid out.
   private func reportLayout() async {
-    while gtk_widget_get_width(plusButton) == 0 {
+    while gtk_widget_get_width(widgets.plusButton) == 0 {
       try? await Task.sleep(for: .milliseconds(20))
     }
-    Self.report("layout plus=\(center(of: plusButton)) minus=\(center(of: minusButton))")
+    Self.report("layout plus=\(center(of: widgets.plusButton)) minus=\(center(of: widgets.minusButton))")
   }
 
   /// Prints what the window shows, read back from its widgets: the counter's label, the number
   /// of to-do rows, the key of the problem shown (or `none`), and the title last.
   private func reportSummary() {
-    let label = String(cString: gtk_label_get_text(shared_demo_label(counterLabel)))
+    let label = String(cString: gtk_label_get_text(shared_demo_label(widgets.counterLabel)))
     let title = String(cString: gtk_window_get_title(shared_demo_window(window)))
     let problem =
-      gtk_widget_get_visible(problemLabel) != 0
-      ? String(cString: gtk_label_get_text(shared_demo_label(problemLabel))).prefix { $0 != ":" } : "none"
+      gtk_widget_get_visible(widgets.problemLabel) != 0
+      ? String(cString: gtk_label_get_text(shared_demo_label(widgets.problemLabel))).prefix { $0 != ":" } : "none"
     let summary = "shown counter=\(label) todos=\(shownTodos?.count ?? 0) problem=\(problem) title=\(title)"
     guard summary != reportedSummary else { return }
     reportedSummary = summary
@@ -351,23 +263,5 @@ final class DemoWindow {
     var time = timespec()
     clock_gettime(CLOCK_REALTIME, &time)
     return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
-  }
-
-  private static func heading(_ text: String) -> UnsafeMutablePointer<GtkWidget> {
-    let label = gtk_label_new(nil)!
-    gtk_label_set_markup(shared_demo_label(label), "<b>\(text)</b>")
-    gtk_label_set_xalign(shared_demo_label(label), 0)
-    return label
-  }
-
-  /// A label on the left and a control on the right.
-  private static func row(_ title: String, _ control: UnsafeMutablePointer<GtkWidget>) -> UnsafeMutablePointer<GtkWidget> {
-    let row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 12)!
-    let label = gtk_label_new(title)!
-    gtk_label_set_xalign(shared_demo_label(label), 0)
-    gtk_widget_set_hexpand(label, 1)
-    gtk_box_append(shared_demo_box(row), label)
-    gtk_box_append(shared_demo_box(row), control)
-    return row
   }
 }

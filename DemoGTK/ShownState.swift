@@ -1,3 +1,5 @@
+import SharedDemoSuite
+
 /// Everything a window shows of the shared state, read in one go: what a render shows, and what
 /// it compares with the state once its observation is in place.
 struct ShownState: Equatable {

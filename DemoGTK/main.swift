@@ -2,6 +2,7 @@
 // beside `shared-demo ui` in a terminal): each follows the others live.
 import CGTK
 import Foundation
+import SharedDemoSuite
 import SharedState
 import SharedStateGLib
 
@@ -35,7 +36,7 @@ guard let suite, !suite.isEmpty else {
 // The main actor runs inside GLib's loop, and changes from other processes arrive there.
 GLibMainActor.install()
 SharedChangeDelivery.default = .glibMainContext()
-let state = DemoState(directory: URL(fileURLWithPath: suite))
+let state = DemoState(suite: AppStorageSuite(directory: URL(fileURLWithPath: suite)))
 
 // NON_UNIQUE: every process opens its own window (a unique application would hand the second
 // launch to the first over D-Bus).

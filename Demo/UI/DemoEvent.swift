@@ -1,3 +1,5 @@
+import SharedDemoSuite
+
 /// Something the demo's window reacts to.
 enum DemoEvent: Sendable {
   /// Bytes arrived from the terminal.

@@ -1,4 +1,5 @@
 import Foundation
+import SharedDemoSuite
 import SharedState
 import SharedStatePostgres
 
@@ -8,11 +9,13 @@ extension DemoModel {
   convenience init(postgres store: PostgresStore, pid: Int32, now: @escaping () -> UInt64) {
     self.init(
       location: "\(store)",
-      counter: Shared(wrappedValue: 0, .postgres("counter", store: store)),
-      toggles: SettingToggle.all.map { Shared(wrappedValue: false, .postgres($0.key, store: store)) },
-      theme: Shared(wrappedValue: .system, .postgres("settings.theme", store: store)),
-      todos: Shared(wrappedValue: [], .postgres("todos.json", store: store)),
-      lastChange: Shared(wrappedValue: nil, .postgres("last-change", store: store)),
+      state: DemoState(
+        counter: Shared(wrappedValue: 0, .postgres("counter", store: store)),
+        toggles: SettingToggle.all.map { Shared(wrappedValue: false, .postgres($0.key, store: store)) },
+        theme: Shared(wrappedValue: .system, .postgres("settings.theme", store: store)),
+        todos: Shared(wrappedValue: [], .postgres("todos.json", store: store)),
+        lastChange: Shared(wrappedValue: nil, .postgres("last-change", store: store))
+      ),
       pid: pid,
       now: now
     )

@@ -1,5 +1,6 @@
 import Foundation
 import IdentifiedCollections
+import SharedDemoSuite
 import SharedState
 
 /// One window's state and behaviour, without a terminal: maps key presses to `withLock`
@@ -15,11 +16,13 @@ final class DemoModel {
   /// Where the state lives, for the window's title: the suite's directory, or the PostgreSQL
   /// namespace and server.
   let location: String
-  let counter: Shared<Int>
-  let toggles: [Shared<Bool>]
-  let theme: Shared<Theme>
-  let todos: Shared<IdentifiedArrayOf<Todo>>
-  let lastChange: Shared<LastChange?>
+  private let state: DemoState
+  // The parts of the shared state, by name.
+  var counter: Shared<Int> { state.counter }
+  var toggles: [Shared<Bool>] { state.toggles }
+  var theme: Shared<Theme> { state.theme }
+  var todos: Shared<IdentifiedArrayOf<Todo>> { state.todos }
+  var lastChange: Shared<LastChange?> { state.lastChange }
 
   private let pid: Int32
   private let now: () -> UInt64
@@ -27,55 +30,25 @@ final class DemoModel {
   private var selectedID: UUID?
   /// Where the selection was when last seen, for when another window deletes the selected to-do.
   private var lastSelectionIndex = 0
-  /// The suite's change count (``LastChange/sequence``) when this window opened, and the
-  /// highest seen since.
-  private let firstSequence: Int
-  private var latestSequence: Int
-  private var changesMade = 0
-  private var lastLatency: UInt64?
+  private var tally: ChangeTally
 
-  /// Opens the shared state of `suite`: app-storage keys, and the to-do list in the file
-  /// `todos.json` of the suite's directory (in the `defaultFileStorage` dependency).
+  /// Opens the shared state of `suite` (see ``DemoState/init(suite:)``).
   ///
   /// - Parameters:
   ///   - pid: This process's id, written with each change and shown.
   ///   - now: The time in nanoseconds since the Unix epoch.
   convenience init(suite: AppStorageSuite, pid: Int32, now: @escaping () -> UInt64) {
-    self.init(
-      location: suite.directory.path,
-      counter: Shared(wrappedValue: 0, .appStorage("counter", store: suite)),
-      toggles: SettingToggle.all.map { Shared(wrappedValue: false, .appStorage($0.key, store: suite)) },
-      theme: Shared(wrappedValue: .system, .appStorage("settings.theme", store: suite)),
-      todos: Shared(wrappedValue: [], .fileStorage(suite.directory.appendingPathComponent("todos.json"))),
-      lastChange: Shared(wrappedValue: nil, .appStorage("last-change", store: suite)),
-      pid: pid,
-      now: now
-    )
+    self.init(location: suite.directory.path, state: DemoState(suite: suite), pid: pid, now: now)
   }
 
-  /// Opens the state of the demo's windows from its parts (see `DemoModel+Postgres.swift` for
-  /// the same state in PostgreSQL).
-  init(
-    location: String,
-    counter: Shared<Int>,
-    toggles: [Shared<Bool>],
-    theme: Shared<Theme>,
-    todos: Shared<IdentifiedArrayOf<Todo>>,
-    lastChange: Shared<LastChange?>,
-    pid: Int32,
-    now: @escaping () -> UInt64
-  ) {
+  /// Opens the state of the demo's windows (see `DemoModel+Postgres.swift` for the same state
+  /// in PostgreSQL).
+  init(location: String, state: DemoState, pid: Int32, now: @escaping () -> UInt64) {
     self.location = location
-    self.counter = counter
-    self.toggles = toggles
-    self.theme = theme
-    self.todos = todos
-    self.lastChange = lastChange
+    self.state = state
     self.pid = pid
     self.now = now
-    // Changes made before this window opened are not changes that arrived while it watched.
-    firstSequence = lastChange.wrappedValue?.sequence ?? 0
-    latestSequence = firstSequence
+    tally = ChangeTally(pid: pid, opening: state.lastChange.wrappedValue)
   }
 
   // MARK: Key presses
@@ -181,34 +154,15 @@ final class DemoModel {
   /// Makes a change of the shared state, then tells the other windows who made it and when.
   private func change(_ body: () -> Void) {
     body()
-    changesMade += 1
-    let time = now()
-    let sequence = lastChange.withLock { last in
-      last = LastChange(pid: pid, sequence: (last?.sequence ?? 0) + 1, unixNanoseconds: time)
-      return last!.sequence
-    }
-    latestSequence = max(latestSequence, sequence)
+    tally.made(lastChange.recordChange(by: pid, now: now))
   }
 
   // MARK: Changes from elsewhere
 
-  /// Notes a value of `last-change` that arrived at `receivedAt` (nanoseconds since the Unix
-  /// epoch): it advances the suite's change count, and when another process wrote it, its
-  /// latency is how long it took to arrive.
+  /// Notes a value of `last-change` that arrived at `receivedAt` (see
+  /// ``ChangeTally/receive(_:at:)``).
   func receive(_ change: LastChange?, at receivedAt: UInt64) {
-    guard let change, change.sequence > latestSequence else { return }
-    latestSequence = change.sequence
-    if change.pid != pid {
-      lastLatency = receivedAt >= change.unixNanoseconds ? receivedAt - change.unixNanoseconds : 0
-    }
-  }
-
-  /// The changes other processes made since this window opened: every change advances the
-  /// suite's count by one, and this window knows how many were its own. Exact even when
-  /// several changes arrive as one (inotify events coalesce) or this window's own write hides
-  /// another's.
-  private var changesFromOthers: Int {
-    max(latestSequence - firstSequence - changesMade, 0)
+    tally.receive(change, at: receivedAt)
   }
 
   // MARK: What to show
@@ -235,12 +189,6 @@ final class DemoModel {
   /// What the window shows now.
   func snapshot() -> DemoSnapshot {
     let list = todos.wrappedValue
-    let errors: [(String, (any Error)?)] = [
-      ("counter", counter.loadError ?? counter.saveError),
-      ("settings.theme", theme.loadError ?? theme.saveError),
-      ("todos.json", todos.loadError ?? todos.saveError),
-    ] + zip(SettingToggle.all, toggles).map { ($0.key, $1.loadError ?? $1.saveError) }
-    let problem = errors.first { $0.1 != nil }.map { "\($0.0): \($0.1!)" }
     return DemoSnapshot(
       suite: location,
       counter: counter.wrappedValue,
@@ -252,9 +200,9 @@ final class DemoModel {
       selection: selectionIndex(in: list),
       mode: mode,
       pid: pid,
-      changesFromOthers: changesFromOthers,
-      lastLatencyNanoseconds: lastLatency,
-      problem: problem
+      changesFromOthers: tally.changesFromOthers,
+      lastLatencyNanoseconds: tally.lastLatency,
+      problem: state.problem
     )
   }
 }

@@ -1,3 +1,5 @@
+import SharedDemoSuite
+
 /// Turns a ``DemoSnapshot`` into the lines of a window of a given size: a pure function, so
 /// that what a window shows can be tested without a terminal.
 ///

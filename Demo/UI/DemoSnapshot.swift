@@ -1,3 +1,5 @@
+import SharedDemoSuite
+
 /// Everything a window shows at one moment, as plain values: what ``DemoRenderer`` draws.
 struct DemoSnapshot: Equatable, Sendable {
   /// One on/off setting as shown.

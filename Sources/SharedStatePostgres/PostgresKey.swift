@@ -73,7 +73,7 @@ public struct PostgresKey<Value: Sendable>: SharedKey {
   public func load(context: LoadContext<Value>, continuation: LoadContinuation<Value>) {
     do {
       let deadline = hub.deadline()
-      let row = try hub.withConnection(by: deadline) { connection in
+      let row = try hub.connections.withConnection(by: deadline) { connection in
         try StoredRow.read(namespace: store.namespace, key: key, on: connection, logger: logger)
           .wait(on: connection, by: deadline)
       }
@@ -88,8 +88,8 @@ public struct PostgresKey<Value: Sendable>: SharedKey {
   /// Listens for other processes' writes to the row (on the process's one listening
   /// connection), and reports a lost connection and the reload after it.
   public func subscribe(context: LoadContext<Value>, subscriber: SharedSubscriber<Value>) -> SharedSubscription {
-    let cancel = hub.addListener(
-      PostgresConnectionHub.Listener(
+    let cancel = hub.notifications.addListener(
+      NotificationRouter.Listener(
         namespace: store.namespace,
         key: key,
         changed: { [self] version in reload(after: version, into: subscriber) },
@@ -108,10 +108,10 @@ public struct PostgresKey<Value: Sendable>: SharedKey {
   /// write the reference makes meanwhile.
   private func reload(after version: Int64?, into subscriber: SharedSubscriber<Value>) {
     if let version, state.fields.withLockedValue({ version <= $0.version && !$0.isDisconnected }) { return }
-    hub.readForListener(namespace: store.namespace, key: key).whenComplete { [self] result in
+    hub.notifications.readForListener(namespace: store.namespace, key: key).whenComplete { [self] result in
       // A failed read means the listening connection failed: `lost` reports it.
       guard case let .success(row) = result else { return }
-      hub.deliveries.async {
+      hub.notifications.deliveries.async {
         subscriber.yieldLatest {
           let isNew = state.fields.withLockedValue { fields in
             let version = row?.version ?? 0
@@ -135,7 +135,7 @@ public struct PostgresKey<Value: Sendable>: SharedKey {
       let version: Int64
       do {
         let deadline = hub.deadline()
-        version = try hub.withConnection(by: deadline) { connection in try write(json, on: connection, by: deadline) }
+        version = try hub.connections.withConnection(by: deadline) { connection in try write(json, on: connection, by: deadline) }
       } catch {
         throw failure(.unwritable, error)
       }
@@ -162,7 +162,7 @@ public struct PostgresKey<Value: Sendable>: SharedKey {
       json: json,
       namespace: store.namespace,
       key: key,
-      notificationPrefix: hub.notificationPrefix(namespace: store.namespace, key: key),
+      notificationPrefix: hub.notifications.notificationPrefix(namespace: store.namespace, key: key),
       on: connection,
       by: deadline,
       logger: logger
@@ -201,74 +201,46 @@ extension PostgresKey: CrossProcessKey {
   /// not come in time (or whose connection is lost while it waits) is reported as unconfirmed:
   /// the server may have applied it.
   package func beginTransaction() -> KeyTransaction<Value> {
-    var change: Result<Value?, any Error>?
-    let begun: Result<PostgresConnection, PostgresStorageError>
-    let deadline = hub.deadline()
+    let transaction: RowTransaction
     do {
-      let opened = try hub.takeConnection(by: deadline)
-      do {
-        try hub.ensureTable(on: opened, by: deadline)
-        _ = try opened.query("BEGIN", logger: logger).wait(on: opened, by: deadline)
-        let row = try StoredRow.lock(namespace: store.namespace, key: key, on: opened, by: deadline, logger: logger)
-        let isNew = state.fields.withLockedValue { fields in
-          defer { fields.version = row.version }
-          return row.version != fields.version
-        }
-        if isNew { change = decoded(row) }
-        begun = .success(opened)
-      } catch {
-        opened.closeInBackground()
-        throw error
-      }
+      transaction = try RowTransaction(
+        namespace: store.namespace, key: key, connections: hub.connections, by: hub.deadline(), logger: logger
+      )
     } catch {
-      begun = .failure(failure(.unwritable, error))
+      // Nothing could be read: `withLock` runs no closure and commits nothing.
+      let reason = failure(.unwritable, error)
+      return KeyTransaction(change: nil, readFailure: reason, commit: { _ in throw reason }, end: {})
     }
-    // The connection while the transaction is open; `nil` once it committed or rolled back.
-    // A transaction is used on one thread from beginning to end.
-    var open = try? begun.get()
-    // Nothing could be read: `withLock` runs no closure and commits nothing.
-    let readFailure: PostgresStorageError?
-    if case let .failure(error) = begun { readFailure = error } else { readFailure = nil }
     return KeyTransaction(
-      change: change,
-      readFailure: readFailure,
-      commit: { [self] value in
-        if case let .failure(error) = begun { throw error }
-        let json = try encodedJSON(value)
-        let deadline = hub.deadline()
-        guard let connection = open else {
-          let version = try hub.withConnection(by: deadline) { connection in try write(json, on: connection, by: deadline) }
-          state.fields.withLockedValue { $0.version = max($0.version, version) }
-          return
-        }
-        open = nil
-        var isCommitting = false
-        do {
-          let version = try write(json, on: connection, by: deadline)
-          isCommitting = true
-          _ = try connection.query("COMMIT", logger: logger).wait(on: connection, by: deadline)
-          hub.giveBack(connection)
-          state.fields.withLockedValue { $0.version = max($0.version, version) }
-        } catch {
-          connection.closeInBackground()
-          var reported = failure(.unwritable, error)
-          // The server answered COMMIT with an error: it did not commit. Without an answer,
-          // nobody here knows.
-          reported.isUnconfirmed = isCommitting && (error as? PSQLError)?.serverInfo == nil
-          throw reported
-        }
-      },
-      end: { [self] in
-        guard let connection = open else { return }
-        open = nil
-        do {
-          _ = try connection.query("ROLLBACK", logger: logger).wait(on: connection, by: hub.deadline())
-          hub.giveBack(connection)
-        } catch {
-          connection.closeInBackground()
-        }
-      }
+      change: change(since: transaction.row),
+      commit: { [self] value in try commit(value, in: transaction) },
+      end: { [self] in transaction.rollBack(by: hub.deadline()) }
     )
+  }
+
+  /// The locked row's value when another process wrote it since this process last read or
+  /// wrote it, or `nil`; the row's version is remembered either way.
+  private func change(since row: StoredRow) -> Result<Value?, any Error>? {
+    let isNew = state.fields.withLockedValue { fields in
+      defer { fields.version = row.version }
+      return row.version != fields.version
+    }
+    return isNew ? decoded(row) : nil
+  }
+
+  /// Writes `value` with a new version, notifies and commits `transaction`.
+  private func commit(_ value: Value, in transaction: RowTransaction) throws {
+    let json = try encodedJSON(value)
+    let deadline = hub.deadline()
+    let version: Int64
+    do {
+      version = try transaction.commit(by: deadline) { connection in try write(json, on: connection, by: deadline) }
+    } catch let error as RowTransaction.CommitFailure {
+      var reported = failure(.unwritable, error.underlying)
+      reported.isUnconfirmed = error.isUnconfirmed
+      throw reported
+    }
+    state.fields.withLockedValue { $0.version = max($0.version, version) }
   }
 }
 

@@ -79,7 +79,7 @@ public struct PostgresStore: Hashable, Sendable {
   public func keys() throws -> [String] {
     do {
       let deadline = hub.deadline()
-      return try hub.withConnection(by: deadline) { connection in
+      return try hub.connections.withConnection(by: deadline) { connection in
         try StoredRow.keys(namespace: namespace, on: connection, by: deadline, logger: Logger(label: "SharedStatePostgres"))
       }
     } catch {

@@ -12,6 +12,7 @@
 import CGLib
 import Foundation
 import OpenCombineShim
+import SharedDemoSuite
 import SharedState
 import SharedStateGLib
 import Synchronization
@@ -155,13 +156,9 @@ case "bench-writer" where arguments.count == 5:
   }
   SharedChangeDelivery.default = .immediate
   let suite = AppStorageSuite(directory: URL(fileURLWithPath: arguments[2]))
-  let lastChange = Shared<ProbeLastChange?>(wrappedValue: nil, .appStorage("last-change", store: suite))
+  let lastChange = Shared<LastChange?>(wrappedValue: nil, .appStorage("last-change", store: suite))
   for _ in 0..<count {
-    lastChange.withLock { last in
-      last = ProbeLastChange(
-        pid: getpid(), sequence: (last?.sequence ?? 0) + 1, unixNanoseconds: unixNanoseconds()
-      )
-    }
+    lastChange.recordChange(by: getpid(), now: unixNanoseconds)
     usleep(milliseconds * 1_000)
   }
   say("wrote \(count)")

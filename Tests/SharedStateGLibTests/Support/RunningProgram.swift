@@ -1,21 +1,21 @@
 import CTestSupport
 import Foundation
+import TestSupport
 import XCTest
 
-/// A program a test starts, whose standard output it reads line by line, waiting for the line it
-/// expects with a timeout that fails the test.
-///
-/// The child closes every descriptor above the standard three before the program runs (it never
-/// holds another test's pipe open), runs in a process group of its own, and takes every signal.
+/// A program a test starts (a ``ChildProcess``), whose standard output it reads line by line,
+/// waiting for the line it expects with a timeout that fails the test.
 final class RunningProgram: @unchecked Sendable {
-  // Sendable: `lines` and `ended` are read and written only under `condition`'s lock; the rest
-  // is fixed at initialisation.
-  let processIdentifier: pid_t
+  // Sendable: `lines`, `ended` and `exitStatus` are read and written only under `condition`'s
+  // lock; the rest is fixed at initialisation.
   let description: String
+  private let child: ChildProcess
   private let condition = NSCondition()
   private var lines: [String] = []
   private var ended = false
   private var exitStatus: Int32?
+
+  var processIdentifier: pid_t { child.processIdentifier }
 
   /// A program the package built beside the tests (`SharedGLibProbe`, `shared-demo-gtk`, …).
   static func built(_ name: String) -> String {
@@ -29,41 +29,19 @@ final class RunningProgram: @unchecked Sendable {
     description = ([path] + arguments).joined(separator: " ")
     var pipe: [Int32] = [0, 0]
     guard test_support_close_on_exec_pipe(&pipe) == 0 else { throw POSIXError(.init(rawValue: errno)!) }
-
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    var noSignals = sigset_t()
-    sigemptyset(&noSignals)
-    posix_spawnattr_setsigmask(&attributes, &noSignals)
-    var allSignals = sigset_t()
-    sigfillset(&allSignals)
-    posix_spawnattr_setsigdefault(&attributes, &allSignals)
-    posix_spawnattr_setpgroup(&attributes, 0)
-    posix_spawnattr_setflags(
-      &attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP)
-    )
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_adddup2(&actions, pipe[1], 1)
-    _ = test_support_spawn_closes_from(&actions, 3)
-
-    let argv = ([path] + arguments).map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
+    // The child has its own copy of the write end: the reader sees the end of the output when
+    // the child (and whatever it started) ends.
+    defer { close(pipe[1]) }
     var variables = ProcessInfo.processInfo.environment
     variables.merge(environment) { $1 }
-    let envp = variables.map { strdup("\($0)=\($1)") } + [nil]
-    defer { envp.forEach { free($0) } }
-    var pid = pid_t()
-    let spawned = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
-    close(pipe[1])
-    guard spawned == 0 else {
+    do {
+      child = try ChildProcess(
+        path, arguments, output: .descriptor(pipe[1]), error: .inherited, environment: variables
+      )
+    } catch {
       close(pipe[0])
-      throw POSIXError(.init(rawValue: spawned)!)
+      throw error
     }
-    processIdentifier = pid
     let descriptor = pipe[0]
     Thread.detachNewThread { [self] in
       readLines(descriptor)
@@ -93,11 +71,10 @@ final class RunningProgram: @unchecked Sendable {
       let line = String(decoding: pending, as: UTF8.self)
       condition.withLock { lines.append(line) }
     }
-    var status: Int32 = 0
-    while waitpid(processIdentifier, &status, 0) < 0, errno == EINTR {}
+    let status = child.waitUntilExit()
     condition.withLock {
       ended = true
-      exitStatus = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+      exitStatus = status
       condition.broadcast()
     }
   }
@@ -167,9 +144,8 @@ final class RunningProgram: @unchecked Sendable {
 
   /// Ends the program and what it started (its process group) unless it has ended, and waits.
   func terminate() {
-    condition.withLock {
-      if !ended { kill(-processIdentifier, SIGKILL) }
-    }
+    // Sent only while the child has not been reaped: its identifier is never another program's.
+    child.signalGroup(SIGKILL)
     _ = try? exit(within: 10)
   }
 

@@ -1,5 +1,6 @@
 import Dependencies
 import Foundation
+import SharedDemoSuite
 import SharedState
 import Testing
 

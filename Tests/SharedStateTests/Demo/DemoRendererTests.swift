@@ -1,4 +1,5 @@
 import Foundation
+import SharedDemoSuite
 import Testing
 
 @testable import SharedDemo

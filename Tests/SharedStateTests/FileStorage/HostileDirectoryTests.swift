@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// A directory another local user can write is hostile ground (DESIGN.md invariant 8): whatever
 /// that user plants beside a stored file, `shared-demo` running as root never reads, writes,

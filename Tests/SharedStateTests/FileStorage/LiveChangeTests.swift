@@ -5,6 +5,7 @@ import Foundation
 import Observation
 import SharedState
 import Testing
+import TestSupport
 
 /// Writes made outside a process reach it live, whoever makes them.
 @Suite("File storage: live changes", .dependency(\.defaultFileStorage, .fileSystem))

@@ -1,6 +1,7 @@
 import Foundation
 import SystemPackage
 import Testing
+import TestSupport
 
 @testable import SharedState
 

@@ -5,13 +5,7 @@ import Testing
 
 /// PostgreSQL keys shared by real processes (`shared-demo` workers), each test on a server of
 /// its own.
-@Suite(
-  "PostgreSQL across processes",
-  .enabled(
-    if: PostgresServer.binDirectory != nil,
-    "PostgreSQL's server is not installed here (Debian's postgresql package; scripts/test.sh installs it)"
-  )
-)
+@Suite("PostgreSQL across processes", .postgresInstalled)
 struct PostgresMultiProcessTests {
   @Test func eightProcessesOfFiveHundredIncrementsEndAtFourThousand() async throws {
     try await PostgresServer.withServer { server in

@@ -7,14 +7,7 @@ import Testing
 /// committed and released the row's lock. Real processes (`shared-demo increment` with an
 /// observer of its own), each test on a server of its own. Serialized: the slow-observer test
 /// times an increment, and the other's processes would otherwise share the cores.
-@Suite(
-  "PostgreSQL observers run outside the row's lock",
-  .serialized,
-  .enabled(
-    if: PostgresServer.binDirectory != nil,
-    "PostgreSQL's server is not installed here (Debian's postgresql package; scripts/test.sh installs it)"
-  )
-)
+@Suite("PostgreSQL observers run outside the row's lock", .serialized, .postgresInstalled)
 struct PostgresObserversOutsideLocksTests {
   @Test func aSlowObserverInOneProcessHoldsUpNoOtherProcess() async throws {
     try await PostgresServer.withServer { server in

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// A PostgreSQL server of a test's own: `initdb` in a temporary directory (as the `postgres`
 /// user when the tests run as root, who may not run it), listening on 127.0.0.1 on a free port
@@ -14,13 +15,6 @@ final class PostgresServer: Sendable {
       .map { "\(root)/\($0)/bin" }
       .first { FileManager.default.isExecutableFile(atPath: "\($0)/initdb") }
   }()
-
-  /// Why the tests that need a server cannot run here, or `nil` when they can.
-  static var unavailableReason: String? {
-    binDirectory == nil
-      ? "PostgreSQL's server is not installed (Debian's postgresql package: scripts/test.sh installs it)"
-      : nil
-  }
 
   let directory: URL
   let port: Int
@@ -244,5 +238,15 @@ struct PostgresServerError: Error, CustomStringConvertible {
   /// Whether the server said its port was taken.
   var isPortTaken: Bool {
     description.contains("could not bind") || description.contains("already in use")
+  }
+}
+
+extension Trait where Self == ConditionTrait {
+  /// Runs a test or suite only where ``PostgresServer`` can start a server.
+  static var postgresInstalled: Self {
+    .enabled(
+      if: PostgresServer.binDirectory != nil,
+      "PostgreSQL's server is not installed here (Debian's postgresql package; scripts/test.sh installs it)"
+    )
   }
 }

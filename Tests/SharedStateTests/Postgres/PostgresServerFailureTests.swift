@@ -5,13 +5,7 @@ import Testing
 
 /// A PostgreSQL server that stops answering (SIGSTOP of all its processes) and a row lock held
 /// elsewhere: every wait is bounded, says why in a sentence, and the store picks up again.
-@Suite(
-  "PostgreSQL when the server stops answering",
-  .enabled(
-    if: PostgresServer.binDirectory != nil,
-    "PostgreSQL's server is not installed here (Debian's postgresql package; scripts/test.sh installs it)"
-  )
-)
+@Suite("PostgreSQL when the server stops answering", .postgresInstalled)
 struct PostgresServerFailureTests {
   @Test func aFrozenServerFailsWithLockWithinTheTimeoutAndTheStoreResumes() async throws {
     try await PostgresServer.withServer { server in

@@ -62,7 +62,7 @@ struct PostgresURLTests {
 
   // MARK: With a server
 
-  @Test(.enabled(if: PostgresServer.binDirectory != nil, "PostgreSQL's server is not installed here"))
+  @Test(.postgresInstalled)
   func aServerThatAsksForAPasswordGetsSentencesThatNeverRepeatIt() async throws {
     try await PostgresServer.withServer { server in
       let password = "Pa55-w0rd-SECRET"
@@ -103,7 +103,7 @@ struct PostgresURLTests {
     }
   }
 
-  @Test(.enabled(if: PostgresServer.binDirectory != nil, "PostgreSQL's server is not installed here"))
+  @Test(.postgresInstalled)
   func aPortBeyond65535IsRefusedInsteadOfWrappingAround() async throws {
     try await PostgresServer.withServer { server in
       // 65536 + the server's port would reach the server if the port were cut to 16 bits.

@@ -1,5 +1,6 @@
 import CTestSupport
 import Foundation
+import TestSupport
 
 /// A running `shared-demo` (or other) process whose output a test reads line by line, waiting
 /// for each line with a timeout.

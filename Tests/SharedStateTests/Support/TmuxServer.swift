@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// A tmux server of a test's own (its own socket, no configuration file), driven as a person
 /// would drive terminals: start programs in panes, type into them, read what they show.

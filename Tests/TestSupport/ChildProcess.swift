@@ -15,9 +15,11 @@ import Synchronization
 ///   SIGTERM blocked would not end when told to);
 /// - the exit is taken by a thread of its own blocked in `waitid`, not by a SIGCHLD handler that
 ///   can miss a child when many end at once.
-final class ChildProcess: Sendable {
+package final class ChildProcess: Sendable {
   /// Where a standard stream of the child goes.
-  enum Destination {
+  package enum Destination {
+    /// This process's own stream of the same number.
+    case inherited
     /// A descriptor of this process, duplicated onto the stream in the child.
     case descriptor(Int32)
     /// A new file the child creates itself (never an existing entry, nor through a link: the
@@ -26,13 +28,24 @@ final class ChildProcess: Sendable {
   }
 
   /// The error when the program cannot be started.
-  struct SpawnFailed: Error, CustomStringConvertible {
-    let path: String
-    let code: Int32
-    var description: String { "cannot start \(path): \(String(cString: strerror(code)))" }
+  package struct SpawnFailed: Error, CustomStringConvertible {
+    /// The program, or what else failed (`pipe`).
+    package let path: String
+    /// The `errno` value.
+    package let code: Int32
+
+    /// Creates the error for `path`, with the `errno` value `code`.
+    package init(path: String, code: Int32) {
+      self.path = path
+      self.code = code
+    }
+
+    /// `cannot start PATH: REASON`.
+    package var description: String { "cannot start \(path): \(String(cString: strerror(code)))" }
   }
 
-  let processIdentifier: pid_t
+  /// The child's process identifier, which is also its process group's.
+  package let processIdentifier: pid_t
   /// `nil` while the child runs; its status once it has been reaped. Signals are sent under this
   /// lock, so a reaped child's identifier, which the system may give to another program, is
   /// never signalled.
@@ -42,8 +55,36 @@ final class ChildProcess: Sendable {
   private let reaped = DispatchSemaphore(value: 0)
 
   /// Starts `path` with `arguments`; standard input is `/dev/null`. `error` is set up after
-  /// `output`, so `.descriptor(1)` sends it wherever `output` goes.
-  init(_ path: String, _ arguments: [String], output: Destination, error: Destination) throws {
+  /// `output`, so `.descriptor(1)` sends it wherever `output` goes. The program's environment
+  /// is `environment`, or this process's when `nil`.
+  package init(
+    _ path: String,
+    _ arguments: [String],
+    output: Destination,
+    error: Destination,
+    environment: [String: String]? = nil
+  ) throws {
+    processIdentifier = try Self.spawn(path, arguments, output: output, error: error, environment: environment)
+    let (exits, exit) = AsyncStream<Int32>.makeStream(bufferingPolicy: .unbounded)
+    self.exits = exits
+    // The thread keeps this object alive until the child is reaped.
+    Thread.detachNewThread { [self] in
+      let status = reap()
+      reaped.signal()
+      exit.yield(status)
+      exit.finish()
+    }
+  }
+
+  /// Starts the program: every signal unblocked and at its default, in a process group of its
+  /// own, standard input from `/dev/null`, every descriptor above the standard three closed.
+  private static func spawn(
+    _ path: String,
+    _ arguments: [String],
+    output: Destination,
+    error: Destination,
+    environment: [String: String]?
+  ) throws -> pid_t {
     var attributes = posix_spawnattr_t()
     posix_spawnattr_init(&attributes)
     defer { posix_spawnattr_destroy(&attributes) }
@@ -65,6 +106,8 @@ final class ChildProcess: Sendable {
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
     for (stream, destination) in [(Int32(1), output), (2, error)] {
       switch destination {
+      case .inherited:
+        break
       case .descriptor(let descriptor):
         posix_spawn_file_actions_adddup2(&actions, descriptor, stream)
       case .file(let path):
@@ -77,19 +120,17 @@ final class ChildProcess: Sendable {
 
     let argv = ([path] + arguments).map { strdup($0) } + [nil]
     defer { argv.forEach { free($0) } }
+    let variables = environment.map { $0.map { strdup("\($0)=\($1)") } + [nil] }
+    defer { variables?.forEach { free($0) } }
     var pid = pid_t()
-    let spawned = posix_spawn(&pid, path, &actions, &attributes, argv, environ)
+    let spawned =
+      if let variables {
+        posix_spawn(&pid, path, &actions, &attributes, argv, variables)
+      } else {
+        posix_spawn(&pid, path, &actions, &attributes, argv, environ)
+      }
     guard spawned == 0 else { throw SpawnFailed(path: path, code: spawned) }
-    processIdentifier = pid
-    let (exits, exit) = AsyncStream<Int32>.makeStream(bufferingPolicy: .unbounded)
-    self.exits = exits
-    // The thread keeps this object alive until the child is reaped.
-    Thread.detachNewThread { [self] in
-      let status = reap()
-      reaped.signal()
-      exit.yield(status)
-      exit.finish()
-    }
+    return pid
   }
 
   /// Waits for the child to end and reaps it.
@@ -113,15 +154,23 @@ final class ChildProcess: Sendable {
   }
 
   /// Waits for the program to end and returns its exit status.
-  func waitForExit() async -> Int32 {
+  package func waitForExit() async -> Int32 {
     if let status = reapedStatus.withLock({ $0 }) { return status }
     for await status in exits { return status }
     // The stream ends only after yielding, or when a timed-out waiter cancelled it.
     return reapedStatus.withLock { $0 } ?? -1
   }
 
+  /// Waits for the program to end, blocking the calling thread, and returns its exit status.
+  package func waitUntilExit() -> Int32 {
+    reaped.wait()
+    // Signalled once: passed on to the next waiter.
+    reaped.signal()
+    return reapedStatus.withLock { $0 } ?? -1
+  }
+
   /// Sends `signal`, unless the program has ended.
-  func signal(_ signal: Int32) {
+  package func signal(_ signal: Int32) {
     reapedStatus.withLock { reaped in
       if reaped == nil { _ = kill(processIdentifier, signal) }
     }
@@ -129,7 +178,7 @@ final class ChildProcess: Sendable {
 
   /// Sends `signal` to the program and every process it started (its process group), unless
   /// the program has ended.
-  func signalGroup(_ signal: Int32) {
+  package func signalGroup(_ signal: Int32) {
     reapedStatus.withLock { reaped in
       if reaped == nil { _ = kill(-processIdentifier, signal) }
     }
@@ -138,7 +187,7 @@ final class ChildProcess: Sendable {
   /// Runs a program to its end, blocking the calling thread, and returns its exit status and
   /// what it printed on standard output and error together.
   @discardableResult
-  static func run(_ path: String, _ arguments: [String]) -> (status: Int32, output: String) {
+  package static func run(_ path: String, _ arguments: [String]) -> (status: Int32, output: String) {
     // A file, not a pipe: nothing here needs the output before the end.
     let outputPath = FileManager.default.temporaryDirectory
       .appendingPathComponent("sharedstate-child-\(UUID().uuidString)").path
@@ -149,8 +198,7 @@ final class ChildProcess: Sendable {
     } catch {
       return (-1, "\(error)")
     }
-    child.reaped.wait()
-    let status = child.reapedStatus.withLock { $0 } ?? -1
+    let status = child.waitUntilExit()
     let output = FileManager.default.contents(atPath: outputPath) ?? Data()
     return (status, String(decoding: output, as: UTF8.self))
   }
