@@ -1,6 +1,5 @@
 import Dependencies
 import Foundation
-import IssueReporting
 import SystemPackage
 import Synchronization
 
@@ -44,7 +43,6 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     let decode: @Sendable (Data) throws -> Value
     let encode: @Sendable (Value) throws -> Data?
     let maximumReadSize: Int
-    let undecodableReports = UndecodableReports()
     /// Whether this key (or a copy) has read the file yet: a subscription catches up only with
     /// what changed since a read. Shared by copies, as `file` is.
     let hasLoaded = Atomic<Bool>(false)
@@ -206,25 +204,20 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   }
 
   /// Turns what the file holds into what a reference takes: a value, `nil` for the default, or
-  /// the decoding error (reported once for each bad content).
+  /// an undecodable ``FileStorageError`` that holds the decoder's error.
   ///
   /// An empty file holds no value, as a missing one: a program that creates the file before it
   /// has anything to write (`touch`, or swift-sharing's placeholder) has not written a value.
+  ///
+  /// Contents that do not decode are not reported as an issue, as swift-sharing reports none:
+  /// they are a fact about the data, which the program may handle through ``Shared/loadError``
+  /// (and a test of that handling must not fail for it), not a mistake in the program.
   func decoded(_ state: FileState) -> Result<Value?, any Error> {
-    guard case let .contents(data) = state, !data.isEmpty else {
-      parts.undecodableReports.reset()
-      return .success(nil)
-    }
+    guard case let .contents(data) = state, !data.isEmpty else { return .success(nil) }
     do {
-      let value = try decode(data)
-      parts.undecodableReports.reset()
-      return .success(value)
+      return .success(try decode(data))
     } catch {
-      let failure = FileStorageError(.undecodable, path: path, underlying: error)
-      if parts.undecodableReports.isFirstReport(of: data) {
-        reportIssue(failure.description)
-      }
-      return .failure(failure)
+      return .failure(FileStorageError(.undecodable, path: path, underlying: error))
     }
   }
 }
@@ -259,23 +252,6 @@ public struct FileStorageKeyID: Hashable, Sendable {
   public let path: String
   /// The storage that holds it.
   public let storage: FileStorage
-}
-
-/// Remembers which undecodable contents were already reported, so that each is reported once.
-private struct UndecodableReports: ~Copyable, Sendable {
-  // Inline in the key's parts: a program may open thousands of keys.
-  private let lastReported = Mutex<Data?>(nil)
-
-  func isFirstReport(of data: Data) -> Bool {
-    lastReported.withLock { lastReported in
-      defer { lastReported = data }
-      return lastReported != data
-    }
-  }
-
-  func reset() {
-    lastReported.withLock { $0 = nil }
-  }
 }
 
 extension SharedReaderKey {

@@ -11,6 +11,9 @@ private let jsonFormats = Mutex<[ObjectIdentifier: any Sendable]>([:])
 /// - `Date`: seconds since 1970 as a JSON number (`1700000000.25`); reading also accepts an
 ///   ISO 8601 string (`"2024-01-31T12:00:00Z"`).
 /// - `URL`: its absolute string; `Data`: Base64 in a string.
+/// - Other `Codable` values: their JSON. Reading also accepts a `Data` value that holds the
+///   value's JSON as `JSONEncoder()` writes it, as code written for `UserDefaults` stores one
+///   (`set(try JSONEncoder().encode(item), forKey:)`) and swift-sharing's app storage does.
 /// - `RawRepresentable` values: their raw value.
 /// - Optionals: `nil` is no file at all.
 ///
@@ -36,7 +39,12 @@ extension AppStorageFormat where Value: Codable & Sendable {
       let made = Self(
         decode: { data in
           if isInteger, let integer = AppStorageJSON.integer(in: data) { return integer as! Value }
-          return try AppStorageJSON.decode(Value.self, from: data)
+          do {
+            return try AppStorageJSON.decode(Value.self, from: data)
+          } catch {
+            guard let value = AppStorageJSON.decodeFromBlob(Value.self, from: data) else { throw error }
+            return value
+          }
         },
         encode: { value in
           if isInteger { return AppStorageJSON.encode(integer: value as! Int) }
@@ -142,6 +150,18 @@ private enum AppStorageJSON {
 
   static func decode<Value: Decodable>(_: Value.Type, from data: Data) throws -> Value {
     try decoder.decode(Value.self, from: data)
+  }
+
+  /// The decoder of the JSON that code outside this library puts in a `Data` value: Foundation's
+  /// defaults, as `JSONEncoder()` encodes (a `Date` is seconds since 2001 there).
+  private static let blobDecoder = JSONDecoder()
+
+  /// The value whose JSON a stored `Data` value holds (a file that is a Base64 string), or `nil`
+  /// when the file is no such thing.
+  static func decodeFromBlob<Value: Decodable>(_: Value.Type, from data: Data) -> Value? {
+    // Only a JSON string can hold Base64; anything else is not tried.
+    guard data.first == UInt8(ascii: "\""), let blob = try? decoder.decode(Data.self, from: data) else { return nil }
+    return try? blobDecoder.decode(Value.self, from: blob)
   }
 }
 

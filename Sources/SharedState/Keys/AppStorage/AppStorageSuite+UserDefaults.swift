@@ -67,9 +67,18 @@ extension AppStorageSuite {
     return nil
   }
 
-  /// The bytes stored under `key` (Base64 in the file), or `nil`.
+  /// The bytes stored under `key`: a `Data` value (Base64 in the file), or the JSON text of a
+  /// file that holds a JSON object or array, which is how a `Codable` value is stored. `nil`
+  /// when nothing usable is stored.
+  ///
+  /// So code written for `UserDefaults`, where a `Codable` value is kept as its JSON in a `Data`
+  /// value, reads it as it did: `JSONDecoder().decode(Item.self, from: data)`. (A `Date` inside
+  /// is seconds since 1970 here: give that decoder `.secondsSince1970`.)
   public func data(forKey key: String) -> Data? {
-    try? value(forKey: key, as: Data.self)
+    guard let contents = storedContents(forKey: key) else { return nil }
+    if let bytes = try? AppStorageFormat<Data>.json.decode(contents) { return bytes }
+    let json = try? JSONSerialization.jsonObject(with: contents, options: .fragmentsAllowed)
+    return json is [Any] || json is [String: Any] ? contents : nil
   }
 
   /// What is stored under `key`, as the JSON value it is (a number, `Bool`, `String`, array or
@@ -79,11 +88,17 @@ extension AppStorageSuite {
   /// seconds, a `URL` as its string. Read with a type (``value(forKey:as:)-(_,Value.Type)``)
   /// to get the value back as it was stored.
   public func object(forKey key: String) -> Any? {
+    guard let contents = storedContents(forKey: key) else { return nil }
+    return try? JSONSerialization.jsonObject(with: contents, options: .fragmentsAllowed)
+  }
+
+  /// The bytes of `key`'s file, or `nil` when there is none or it cannot be read.
+  private func storedContents(forKey key: String) -> Data? {
     guard
       let file = try? storedFile(forKey: key),
       case let .contents(data)? = try? file.read()
     else { return nil }
-    return try? JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed)
+    return data
   }
 
   /// What is stored under `key`, untyped: the same as ``object(forKey:)``.
