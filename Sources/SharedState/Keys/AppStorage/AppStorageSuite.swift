@@ -1,10 +1,6 @@
 import Foundation
 import SystemPackage
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// A directory of app storage: one human-readable JSON file per key, shared live by every
 /// process that opens the same directory.
 ///
@@ -231,8 +227,7 @@ public struct AppStorageSuite: Sendable, Hashable, CustomStringConvertible {
 
   private static func homeDirectory(environment: [String: String]) -> String? {
     if let home = environment["HOME"], home.hasPrefix("/") { return home }
-    guard let entry = getpwuid(getuid()), let directory = entry.pointee.pw_dir else { return nil }
-    let home = String(cString: directory)
+    guard let home = try? UserDatabase.homeDirectoryOfRealUser() else { return nil }
     return home.hasPrefix("/") ? home : nil
   }
 }

@@ -31,3 +31,15 @@ func errnoOnly<Result>(_ call: () throws -> Result) throws(Errno) -> Result {
     preconditionFailure("swift-system threw \(error), not an Errno")
   }
 }
+
+/// Makes one C call that returns its error number instead of setting `errno` (`pthread_*`,
+/// `posix_fallocate`, `getpwuid_r`), turning a non-zero result into an `Errno`; an interrupted
+/// call (`EINTR`) is made again, as ``systemCall(_:)`` does.
+func systemCallReturningError(_ call: () -> CInt) throws(Errno) {
+  while true {
+    let result = call()
+    if result == 0 { return }
+    let error = Errno(rawValue: result)
+    if error != .interrupted { throw error }
+  }
+}

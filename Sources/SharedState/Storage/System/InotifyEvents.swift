@@ -1,4 +1,6 @@
-import CInotifyTools
+#if canImport(Glibc)
+  import Glibc
+#endif
 
 /// A set of inotify events: what a watch asks for, and what an event reports (`IN_*` in
 /// `<sys/inotify.h>`).
