@@ -6,7 +6,7 @@ import Testing
 
 @testable import SharedState
 
-/// The pool that reads the watcher's events and delivers them.
+/// The pool that runs the inotify reader and delivers what it reads.
 @Suite("Watching: delivery threads")
 struct DeliveryThreadsTests {
   @Test func slowDeliveriesNeverTakeMoreThreadsThanTheMaximum() async throws {
@@ -24,7 +24,7 @@ struct DeliveryThreadsTests {
         $0.finished += 1
       }
     }
-    pool.startReading(events)
+    pool.startReading { events.readEvents() }
     // Every event read, each delivery blocked until released: the reading goes on, and the
     // deliveries wait for a thread instead of each taking a new one.
     try await waitUntil { events.allRead }
@@ -49,7 +49,8 @@ struct DeliveryThreadsTests {
     let pool = DeliveryThreads(idleLifetime: 60, maximumThreads: 2)
     var previous = sigset_t()
     try #require(test_support_unblock_all_signals(&previous) == 0)
-    pool.startReading(TwelveEvents { _ in })
+    let events = TwelveEvents { _ in }
+    pool.startReading { events.readEvents() }
     try #require(test_support_set_signal_mask(&previous) == 0)
     try await waitUntil { !threads().subtracting(before).isEmpty }
     for task in threads().subtracting(before) {
@@ -72,10 +73,10 @@ struct DeliveryThreadsTests {
   }
 }
 
-/// A reading that yields one event for each of twelve files, each of which a slow handle
-/// delivers, then waits for good (the pool's leading thread stays blocked in it, as a real
-/// reading waits for inotify).
-private final class TwelveEvents: WatchReading {
+/// A stand-in for the inotify reader that yields one event for each of twelve files, each of
+/// which a slow handle delivers, then waits for good (the pool's reading thread stays blocked in
+/// it, as the real reader waits for inotify).
+private final class TwelveEvents: Sendable {
   private let registrations: [FileWatchRegistration]
   private let handedOut = Mutex(0)
   private let never = DispatchSemaphore(value: 0)

@@ -6,7 +6,7 @@ import SystemPackage
 import Testing
 
 /// The storage layer's watcher, on its own: events routed per file, coalesced, delivered off
-/// the owner thread.
+/// the reading thread.
 @Suite("Directory watcher")
 struct DirectoryWatcherTests {
   /// Waits until the directory of `file` is watched: on a busy machine a registration may return

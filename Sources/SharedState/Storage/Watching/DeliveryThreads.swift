@@ -1,19 +1,18 @@
-import CSystemCalls
 import Foundation
 
-/// The threads that read the watcher's events and run registrations' deliveries: a pool of its
-/// own that grows when every thread is busy, so that a slow handle (a decode, an observer that
-/// takes 100 ms) holds up only itself. (A global Dispatch queue does not do that on Linux: it
-/// notices a blocked worker only tens of milliseconds later, and Swift's tasks share it.)
+/// The threads that run the ``InotifyReader`` and registrations' deliveries: a pool of its own
+/// that grows when every thread is busy, so that a slow handle (a decode, an observer that takes
+/// 100 ms) holds up only itself. (A global Dispatch queue does not do that on Linux: it notices
+/// a blocked worker only tens of milliseconds later, and Swift's tasks share it.)
 ///
-/// ## Leader and followers
+/// ## The reading thread
 ///
-/// One thread at a time, the *leader*, reads events (``WatchReading/readEvents()``). When an
-/// event leaves registrations to deliver, the leader hands the reading to another thread (an
-/// idle one, or a new one) and delivers the first itself, on the thread that read the event:
-/// a change reaches its handle without waiting for another thread to wake, and a slow handle
-/// still holds up nobody, since someone else reads meanwhile. Other deliveries wait in a queue
-/// that idle threads take from.
+/// One thread at a time, the *reading thread*, runs the reader (``InotifyReader/readEvents()``).
+/// When an event leaves registrations to deliver, the reading thread hands the reader to another
+/// thread (an idle one, or a new one) and delivers the first itself, on the thread that read the
+/// event: a change reaches its handle without waiting for another thread to wake, and a slow
+/// handle still holds up nobody, since someone else reads meanwhile. Other deliveries wait in a
+/// queue that idle threads take from.
 ///
 /// Threads beyond the first leave after `idleLifetime` without work; there are never more than
 /// `maximumThreads`.
@@ -27,6 +26,8 @@ final class DeliveryThreads: @unchecked Sendable {
   /// keeps 15 bytes).
   static let threadName = "SharedState"
 
+  /// An `NSCondition`, not Synchronization's `Mutex`: idle threads wait on it for work, with a
+  /// deadline, and `Mutex` has no condition to wait on.
   private let lock = NSCondition()
   private var pending: [FileWatchRegistration] = []
   private var pendingStart = 0
@@ -34,10 +35,10 @@ final class DeliveryThreads: @unchecked Sendable {
   private var idle = 0
   /// Signals sent to idle threads that none has taken yet.
   private var wakeups = 0
-  /// What the leader runs; `nil` until the watcher starts reading.
-  private var reading: (any WatchReading)?
-  /// Whether the reading waits for a thread to take it.
-  private var isReadingVacant = false
+  /// One turn of the reader; `nil` until the watcher starts reading.
+  private var readEvents: (@Sendable () -> [FileWatchRegistration])?
+  /// Whether the reader waits for a thread to run it.
+  private var readerAwaitsThread = false
   private let idleLifetime: TimeInterval
   private let maximumThreads: Int
 
@@ -46,12 +47,17 @@ final class DeliveryThreads: @unchecked Sendable {
     self.maximumThreads = maximumThreads
   }
 
-  /// Has the threads read events with `reading`, one thread at a time, from now on.
-  func startReading(_ reading: any WatchReading) {
+  /// Has the threads run the reader from now on, one thread at a time.
+  ///
+  /// - Parameter readEvents: One turn of the reader (``InotifyReader/readEvents()``): waits for
+  ///   the next event (or for something else to do, such as watching a new directory), acts on
+  ///   it, and returns the registrations whose events the caller must now deliver (see
+  ///   ``FileWatchRegistration/enqueue(_:)``). Only one thread at a time calls it.
+  func startReading(_ readEvents: @escaping @Sendable () -> [FileWatchRegistration]) {
     let wake = lock.withLock { () -> Wake in
-      precondition(self.reading == nil, "the watcher's events are read once per process")
-      self.reading = reading
-      isReadingVacant = true
+      precondition(self.readEvents == nil, "the watcher's events are read once per process")
+      self.readEvents = readEvents
+      readerAwaitsThread = true
       return wakeOne(evenAboveMaximum: true)
     }
     wake.perform(self)
@@ -89,7 +95,7 @@ final class DeliveryThreads: @unchecked Sendable {
       wakeups += 1
       return .signal
     }
-    // The reading never waits for a thread: events would pile up unread.
+    // The reader never waits for a thread: events would pile up unread.
     guard evenAboveMaximum || threads < maximumThreads else { return .none }
     threads += 1
     return .start
@@ -105,19 +111,18 @@ final class DeliveryThreads: @unchecked Sendable {
     // A program's signal handlers are for its own threads: one run here would end the wait
     // for inotify early, and the program may not expect it on a thread it does not know.
     // (A thread inherits its creator's mask, which is often the main thread's: nothing blocked.)
-    _ = shared_state_block_asynchronous_signals()
-    // The watcher's short pauses (a writer finishing its page) should last what they say, not
-    // the default 50 µs of slack more.
-    _ = shared_state_set_timer_slack(1)
-    // Foundation does not pass `Thread.name` to the kernel here: name it for `ps`, `top`, `perf`.
-    _ = shared_state_name_thread(Self.threadName)
+    try? CurrentThread.blockAsynchronousSignals()
+    // The reader's short pauses should last what they say, not the default 50 µs of slack more.
+    try? CurrentThread.setTimerSlack(nanoseconds: 1)
+    // For `ps`, `top`, `perf`.
+    try? CurrentThread.setName(Self.threadName)
     lock.lock()
     while true {
-      // Reading comes first: nothing is read while nobody leads.
-      if isReadingVacant, let reading {
-        isReadingVacant = false
+      // The reader comes first: nothing is read while no thread runs it.
+      if readerAwaitsThread, let readEvents {
+        readerAwaitsThread = false
         lock.unlock()
-        lead(reading)
+        readUntilHandOver(readEvents)
         lock.lock()
         continue
       }
@@ -137,7 +142,7 @@ final class DeliveryThreads: @unchecked Sendable {
       let signaled = lock.wait(until: Date().addingTimeInterval(idleLifetime))
       idle -= 1
       if wakeups > 0 { wakeups -= 1 }
-      if !signaled, pendingStart == pending.count, !isReadingVacant, threads > 1 {
+      if !signaled, pendingStart == pending.count, !readerAwaitsThread, threads > 1 {
         threads -= 1
         lock.unlock()
         return
@@ -145,22 +150,22 @@ final class DeliveryThreads: @unchecked Sendable {
     }
   }
 
-  /// Reads events until one leaves registrations to deliver; then hands the reading on and
-  /// delivers the first of them on this thread. When no other thread can take the reading (none
-  /// idle, and the pool at its maximum: slow handles hold them all), it queues every delivery
-  /// and goes on reading instead, so that the pool never grows past its maximum.
-  private func lead(_ reading: any WatchReading) {
+  /// Runs the reader until an event leaves registrations to deliver; then hands the reader on
+  /// and delivers the first of them on this thread. When no other thread can take the reader
+  /// (none idle, and the pool at its maximum: slow handles hold them all), it queues every
+  /// delivery and goes on reading instead, so that the pool never grows past its maximum.
+  private func readUntilHandOver(_ readEvents: () -> [FileWatchRegistration]) {
     while true {
       var ready: [FileWatchRegistration] = []
       while ready.isEmpty {
-        ready = reading.readEvents()
+        ready = readEvents()
       }
       let (handsOn, wakes) = lock.withLock { () -> (Bool, [Wake]) in
-        // Another thread takes the reading when one can be woken or started.
-        let readingWake = wakeOne(evenAboveMaximum: false)
-        let handsOn = readingWake != .none
-        if handsOn { isReadingVacant = true }
-        var wakes = [readingWake]
+        // Another thread takes the reader when one can be woken or started.
+        let readerWake = wakeOne(evenAboveMaximum: false)
+        let handsOn = readerWake != .none
+        if handsOn { readerAwaitsThread = true }
+        var wakes = [readerWake]
         let queued = handsOn ? ready.dropFirst() : ready[...]
         pending.append(contentsOf: queued)
         wakes += queued.map { _ in wakeOne(evenAboveMaximum: false) }
@@ -173,13 +178,4 @@ final class DeliveryThreads: @unchecked Sendable {
       }
     }
   }
-}
-
-/// The reading of the watcher's events, which ``DeliveryThreads`` hands from thread to thread
-/// (see ``WatchOwner``).
-protocol WatchReading: AnyObject, Sendable {
-  /// Waits for the next event (or for something else to do, such as watching a new
-  /// directory), acts on it, and returns the registrations whose events the caller must now
-  /// deliver (see ``FileWatchRegistration/enqueue(_:)``). Only one thread at a time calls it.
-  func readEvents() -> [FileWatchRegistration]
 }

@@ -1,4 +1,3 @@
-import CSystemCalls
 import Foundation
 import SystemPackage
 
@@ -9,13 +8,13 @@ import SystemPackage
 /// ## Parts
 ///
 /// - ``DirectoryWatcher`` (this type): the registrations, shared between the threads that
-///   register and the thread that reads events, and the one lock that guards them.
-/// - ``WatchOwner``: the reading of events, the one caller of libinotifytools (its state is
+///   register and the reading thread, and the one lock that guards them.
+/// - ``InotifyReader``: reads inotify's events, the one caller of libinotifytools (its state is
 ///   process-global and unlocked): it applies a ``WatchPlan``, waits for events and routes them
-///   here. ``DeliveryThreads`` runs it on one thread at a time, the leader.
+///   here. ``DeliveryThreads`` runs it on one thread at a time, the reading thread.
 /// - ``InotifyTools``: typed calls into libinotifytools.
 /// - ``FileWatchRegistration``: one handle's events, coalesced and delivered serially, by the
-///   thread that read the event (which hands the reading on first) or by another of the pool.
+///   thread that read the event (which hands the reader on first) or by another of the pool.
 ///
 /// ## Locks
 ///
@@ -27,21 +26,21 @@ import SystemPackage
 ///    released.
 ///
 /// Deliveries are scheduled after `DirectoryWatcher.lock` is released, too: scheduling may start
-/// a thread, and registrations wait on that lock. (Starting the reading, once, takes 3 inside 1.)
+/// a thread, and registrations wait on that lock. (Starting the reader, once, takes 3 inside 1.)
 ///
 /// No lock is held while libinotifytools waits for an event, nor while a handle's `onEvent`
-/// runs; the owner's own state has no lock: only the thread that leads touches it, and the
-/// lead passes from thread to thread under `DeliveryThreads.lock`.
+/// runs; the reader's own state has no lock: only the reading thread touches it, and the
+/// reader passes from thread to thread under `DeliveryThreads.lock`.
 ///
 /// ## Never parked, never silent
 ///
 /// A directory that cannot be watched (inotify's limits, a descriptor that `select()` cannot
 /// take) is reported to each of its registrations as ``FileWatchEvent/unwatched(_:)``, retried
 /// with a growing pause, and followed by ``FileWatchEvent/resynchronize`` once watched again.
-/// Registering waits for the owner only for a directory that is not watched yet, and at most
+/// Registering waits for the reader only for a directory that is not watched yet, and at most
 /// ``registrationWait``; a registration that returned before its watch was in place hears
 /// ``FileWatchEvent/resynchronize`` once it is (so that nothing written in between is missed),
-/// or ``FileWatchEvent/unwatched(_:)`` if the owner has not answered within
+/// or ``FileWatchEvent/unwatched(_:)`` if the reader has not answered within
 /// ``registrationTimeout``.
 ///
 /// `@unchecked Sendable`: every mutable property is only touched with `lock` held.
@@ -49,19 +48,19 @@ final class DirectoryWatcher: @unchecked Sendable {
   /// The watcher every key uses.
   static let shared = DirectoryWatcher()
 
-  /// The longest a registration waits for the reading thread (``WatchOwner``) to watch a new
+  /// The longest a registration waits for the reader (``InotifyReader``) to watch a new
   /// directory (it answers within microseconds on a quiet machine). Past it, the registration
   /// returns, and hears ``FileWatchEvent/resynchronize`` once the watch is in place: the threads
   /// that register are often the few of Swift's cooperative pool, which must not stay blocked.
   let registrationWait: Duration
 
-  /// How long the reading thread may take to watch a new directory before its registrations hear
+  /// How long the reader may take to watch a new directory before its registrations hear
   /// ``FileWatchEvent/unwatched(_:)`` (and, later, ``FileWatchEvent/resynchronize``).
   let registrationTimeout: Duration
 
   /// What a registration knows of its directory's watch.
   enum DirectoryState: Equatable {
-    /// The owner has not looked at it yet.
+    /// The reader has not looked at it yet.
     case pending
     /// Watched (or, for a directory that does not exist, waited for through an ancestor).
     case watched
@@ -81,7 +80,7 @@ final class DirectoryWatcher: @unchecked Sendable {
     /// Whether its registrations heard ``FileWatchEvent/unwatched(_:)`` and must hear
     /// ``FileWatchEvent/resynchronize`` when it is watched.
     var owesResynchronize = false
-    /// Whether a check that the owner answered within ``registrationTimeout`` is scheduled.
+    /// Whether a check that the reader answered within ``registrationTimeout`` is scheduled.
     var isTimeoutScheduled = false
 
     init(path: FilePath) {
@@ -129,11 +128,14 @@ final class DirectoryWatcher: @unchecked Sendable {
 
   // MARK: Guarded by `lock`
 
+  /// An `NSCondition`, not Synchronization's `Mutex`: a registration waits on it, with a
+  /// deadline, for the reader to watch its directory, and the reader for the wanted directories
+  /// to change; `Mutex` has no condition to wait on.
   private let lock = NSCondition()
   private var directories: [PathKey: Directory] = [:]
   /// Bumped whenever a directory starts or stops being wanted.
   private var wantedRevision = 0
-  private var owner: WatchOwner?
+  private var reader: InotifyReader?
   private var wakeFile: FileDescriptor?
 
   init(registrationWait: Duration = .milliseconds(50), registrationTimeout: Duration = .seconds(5)) {
@@ -148,7 +150,7 @@ final class DirectoryWatcher: @unchecked Sendable {
   /// once it has failed, which `onEvent` then hears as ``FileWatchEvent/unwatched(_:)``; and never
   /// later than ``registrationWait``: then `onEvent` hears ``FileWatchEvent/resynchronize`` once the
   /// watch is in place, so that a read made afterwards still misses no change. A file whose
-  /// directory is already watched returns at once, without waiting for the reading thread.
+  /// directory is already watched returns at once, without waiting for the reader.
   ///
   /// - Parameters:
   ///   - target: An absolute, lexically normal path with a file name.
@@ -171,7 +173,7 @@ final class DirectoryWatcher: @unchecked Sendable {
       entry = Directory(path: directory)
       directories[PathKey(directory)] = entry
       wantedRevision += 1
-      startOwnerIfNeeded()
+      startReaderIfNeeded()
       wake()
     }
     // The entry's copy of the path: one string for all the directory's registrations.
@@ -197,7 +199,7 @@ final class DirectoryWatcher: @unchecked Sendable {
     return WatchToken(unregistering: registration)
   }
 
-  /// Tells the registrations of `entry` that they are not watched, if the owner has still not
+  /// Tells the registrations of `entry` that they are not watched, if the reader has still not
   /// answered for it.
   private func reportUnanswered(_ entry: Directory) {
     let registrations = lock.withLock { () -> [FileWatchRegistration] in
@@ -223,7 +225,7 @@ final class DirectoryWatcher: @unchecked Sendable {
     if entry.count == 0 {
       directories[PathKey(registration.directory)] = nil
       wantedRevision += 1
-      // Nothing waits for the removal: it happens when the owner next wakes.
+      // Nothing waits for the removal: it happens when the reader next wakes.
       wake()
     }
   }
@@ -233,7 +235,7 @@ final class DirectoryWatcher: @unchecked Sendable {
     lock.withLock { directories[PathKey(directory)]?.state }
   }
 
-  // MARK: The owner's side
+  // MARK: The reader's side
 
   /// The directories wanted now, and the revision they stand for.
   func wantedDirectories() -> (revision: Int, directories: [FilePath]) {
@@ -252,10 +254,10 @@ final class DirectoryWatcher: @unchecked Sendable {
     while wantedRevision == revision, lock.wait(until: deadline) {}
   }
 
-  /// Takes in the owner's view of the `planned` directories (those not in `failures` are
+  /// Takes in the reader's view of the `planned` directories (those not in `failures` are
   /// watched), tells the registrations whose directory stopped or resumed being watched, and has
   /// those of `resynchronizing` directories (every one, when `nil`) compare with the disk.
-  /// Directories registered since the owner made its plan stay pending.
+  /// Directories registered since the reader made its plan stay pending.
   func publish(
     planned: some Sequence<FilePath>,
     failures: [FilePath: WatchFailure],
@@ -308,13 +310,13 @@ final class DirectoryWatcher: @unchecked Sendable {
     for registration in all { registration.post(.resynchronize) }
   }
 
-  /// The descriptor of the unnamed file whose writes wake the owner.
+  /// The descriptor of the unnamed file whose writes wake the reader.
   var wakeFileDescriptor: FileDescriptor? {
     lock.withLock { wakeFile }
   }
 
-  /// Wakes the reading thread out of its wait for an event.
-  func wakeOwner() {
+  /// Wakes the reader out of its wait for an event.
+  func wakeReader() {
     lock.withLock { wake() }
   }
 
@@ -322,26 +324,27 @@ final class DirectoryWatcher: @unchecked Sendable {
   private func wake() {
     guard let wakeFile else { return }
     _ = try? [UInt8(1)].withUnsafeBytes { try wakeFile.write(toAbsoluteOffset: 0, $0) }
-    // The owner may be waiting for the wanted directories to change rather than for an event.
+    // The reader may be waiting for the wanted directories to change rather than for an event.
     lock.broadcast()
   }
 
   /// Call with `lock` held.
-  private func startOwnerIfNeeded() {
-    guard owner == nil else { return }
+  private func startReaderIfNeeded() {
+    guard reader == nil else { return }
     wakeFile = Self.openWakeFile()
-    let owner = WatchOwner(watcher: self)
-    self.owner = owner
-    DeliveryThreads.shared.startReading(owner)
+    let reader = InotifyReader(watcher: self)
+    self.reader = reader
+    DeliveryThreads.shared.startReading { reader.readEvents() }
   }
 
+  /// An unnamed file in the first directory that takes one: its writes are inotify events that
+  /// wake the reader.
   private static func openWakeFile() -> FileDescriptor? {
     var candidates: [String] = []
     if let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"] { candidates.append(runtime) }
     candidates += ["/dev/shm", "/tmp", NSTemporaryDirectory()]
     for directory in candidates {
-      let descriptor = shared_state_open_unnamed_file(directory)
-      if descriptor >= 0 { return FileDescriptor(rawValue: descriptor) }
+      if let file = try? FileDescriptor.openUnnamedFile(in: FilePath(directory)) { return file }
     }
     return nil
   }

@@ -9,8 +9,8 @@ import SystemPackage
 ///
 /// ## Delivery contract
 ///
-/// - A handle's events arrive one at a time, never overlapping, and never on the thread that owns
-///   libinotifytools: a slow handle (a decode, an observer) holds up only itself.
+/// - A handle's events arrive one at a time, never overlapping, and never on a thread while it
+///   runs the ``InotifyReader``: a slow handle (a decode, an observer) holds up only itself.
 /// - A burst of events for one file may arrive as one: an event not yet delivered absorbs the next
 ///   (``writtenInPlace`` absorbs ``replaced``, ``resynchronize`` absorbs both). None is lost.
 /// - Events about companion files (the lock and scratch files beside a target) and about other

@@ -2,8 +2,9 @@ import Synchronization
 import SystemPackage
 
 /// One handle's registration with the ``DirectoryWatcher``: it receives the events of one file
-/// and delivers them, one at a time and coalesced, on a thread that is not reading events
-/// (the one that read the event, once it has handed the reading on, or another of the pool).
+/// and delivers them, one at a time and coalesced, on a thread that is not running the
+/// ``InotifyReader`` (the one that read the event, once it has handed the reader on, or another
+/// of the pool).
 ///
 final class FileWatchRegistration: Sendable {
   /// The watcher it is registered with.
@@ -46,7 +47,7 @@ final class FileWatchRegistration: Sendable {
   /// absorbs ``FileWatchEvent/replaced``, ``FileWatchEvent/resynchronize`` absorbs both, and an
   /// ``FileWatchEvent/unwatched(_:)`` is delivered before any change that follows it.
   ///
-  /// Cheap and non-blocking; for events that do not come from the reading (a resynchronize, a
+  /// Cheap and non-blocking; for events that do not come from the reader (a resynchronize, a
   /// watch that failed), whose delivery goes to the pool.
   func post(_ event: FileWatchEvent) {
     if enqueue(event) {
@@ -56,7 +57,7 @@ final class FileWatchRegistration: Sendable {
     }
   }
 
-  /// Queues `event` read by the reading unless `admits` turns it down, and leaves the delivery to
+  /// Queues `event` read by the reader unless `admits` turns it down, and leaves the delivery to
   /// the caller as ``enqueue(_:)`` does.
   ///
   /// While a delivery is scheduled, `admits` is not asked: that delivery runs the handle, which

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-  import Glibc
-#endif
-
-/// How soon the reading of events waits again after a wake-up: in a burst of writes, it pauses
+/// How soon the ``InotifyReader`` waits again after a wake-up: in a burst of writes, it pauses
 /// briefly first, so that one wake-up reads the events of many writes.
 ///
 /// Every write raises events in every process that watches its directory, the writer's own
@@ -14,12 +10,12 @@
 /// its CPU per increment halves).
 ///
 /// A wake-up that follows the previous one within ``burstGap`` starts or continues a burst;
-/// in a burst, the reading waits again no sooner than ``pause`` after the last wake-up. After
+/// in a burst, the reader waits again no sooner than ``pause`` after the last wake-up. After
 /// a quiet moment nothing is paced: the first write is read as soon as the kernel reports it,
 /// so the latency of an isolated change does not move, and a change in a burst waits at most
 /// ``pause`` more.
 ///
-/// A pure decision from the times it is given; ``WatchOwner`` reads the clock and sleeps.
+/// A pure decision from the times it is given; ``InotifyReader`` reads the clock and sleeps.
 struct ReadingPace: Equatable, Sendable {
   /// Wake-ups closer together than this, in nanoseconds, make a burst.
   let burstGap: UInt64
@@ -55,12 +51,5 @@ struct ReadingPace: Equatable, Sendable {
       isInBurst = end &- lastWakeUp < burstGap
     }
     lastWakeUp = end
-  }
-
-  /// The monotonic clock, in nanoseconds.
-  static func now() -> UInt64 {
-    var time = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &time)
-    return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
   }
 }

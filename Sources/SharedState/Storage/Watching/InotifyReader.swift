@@ -3,26 +3,25 @@ import Foundation
 import Synchronization
 import SystemPackage
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
-/// The reading of events, the one caller of libinotifytools: it starts the library, brings the
-/// watches in line with a ``WatchPlan`` of the wanted directories, waits for events and routes
-/// each to the ``DirectoryWatcher``'s registrations. ``DeliveryThreads`` runs it on one thread
-/// at a time (the leader), handing it to another thread when an event leaves something to
-/// deliver: the library's state is process-global and unlocked, but one caller at a time, with
-/// the hand-over under a lock, is all it needs.
+/// The reader of inotify events, and the one caller of libinotifytools: it starts the library,
+/// brings the watches in line with a ``WatchPlan`` of the wanted directories, waits for events
+/// and routes each to the ``DirectoryWatcher``'s registrations.
+///
+/// ``DeliveryThreads`` runs it on one thread at a time (the reading thread), and hands it to
+/// another thread when an event leaves something to deliver: the library's state is
+/// process-global and unlocked, but one caller at a time, with the hand-over under a lock, is
+/// all it needs.
 ///
 /// It never parks: when the library cannot start, it waits for a growing pause (or for a new
 /// registration) and tries again; when a directory cannot be watched, it wakes itself after a
 /// pause and tries again. When reading fails, it starts the library afresh; the events of the
 /// old instance are lost, so every registration resynchronizes.
 ///
-/// `@unchecked Sendable`: all its mutable state is touched by the leading thread only, inside
-/// ``readEvents()``, which ``DeliveryThreads`` lets one thread at a time run (the lead passes
-/// under its lock); debug builds check that no two threads are ever inside at once.
-final class WatchOwner: WatchReading, @unchecked Sendable {
+/// `@unchecked Sendable`: all its mutable state is touched by the reading thread only, inside
+/// ``readEvents()``, which ``DeliveryThreads`` lets one thread at a time run (the reader passes
+/// from thread to thread under its lock); debug builds check that no two threads are ever
+/// inside at once.
+final class InotifyReader: @unchecked Sendable {
   private let watcher: DirectoryWatcher
   /// Whether a thread is inside ``readEvents()``: debug builds check that only one ever is.
   private let isReading = Atomic<Bool>(false)
@@ -43,11 +42,10 @@ final class WatchOwner: WatchReading, @unchecked Sendable {
     let inode: UInt64
   }
 
-  // MARK: Owner thread only
+  // MARK: Reading thread only
 
-  private var isLibraryStarted = false
   /// The library's inotify descriptor, while it is started.
-  private var libraryDescriptor: Int32 = -1
+  private var libraryDescriptor: FileDescriptor?
   private var hasStartedBefore = false
   private var wakeDescriptor: WatchDescriptor?
   private var plan = WatchPlan(wanted: [], exists: { _ in false }) {
@@ -76,14 +74,14 @@ final class WatchOwner: WatchReading, @unchecked Sendable {
     self.watcher = watcher
   }
 
-  /// One turn of the reading: starts the library if needed, applies the plan when the wanted
+  /// One turn of the reader: starts the library if needed, applies the plan when the wanted
   /// directories changed, or waits for one event and routes it.
   ///
   /// - Returns: The registrations the caller must now deliver.
   func readEvents() -> [FileWatchRegistration] {
     assert(isReading.exchange(true, ordering: .acquiring) == false, "two threads read the watcher's events at once")
     defer { assert(isReading.exchange(false, ordering: .releasing)) }
-    guard isLibraryStarted || startLibrary() else { return [] }
+    guard libraryDescriptor != nil || startLibrary() else { return [] }
     if let retryDue, Date() >= retryDue {
       self.retryDue = nil
       mustReplan = true
@@ -92,11 +90,12 @@ final class WatchOwner: WatchReading, @unchecked Sendable {
       apply(resynchronizing: [])
       return []
     }
-    // In a burst of writes, events gather for a moment so that one wake-up reads many.
-    if pace.isInBurst { Self.sleep(nanoseconds: pace.pause(at: ReadingPace.now())) }
-    let start = ReadingPace.now()
+    // In a burst of writes, events gather for a moment so that one wake-up reads many (the
+    // delivery threads' timer slack is 1 ns: the pause lasts what it says).
+    if pace.isInBurst { CurrentThread.sleep(nanoseconds: pace.pause(at: MonotonicClock.nanoseconds())) }
+    let start = MonotonicClock.nanoseconds()
     let next = InotifyTools.nextEvent()
-    pace.waited(from: start, to: ReadingPace.now())
+    pace.waited(from: start, to: MonotonicClock.nanoseconds())
     switch next {
     case let .success(event):
       return handle(event)
@@ -112,19 +111,18 @@ final class WatchOwner: WatchReading, @unchecked Sendable {
   /// Starts libinotifytools and watches the wake-up file; on failure, reports it to every
   /// registration and waits before the next try.
   private func startLibrary() -> Bool {
-    do throws(InotifyDescriptor.Failure) {
-      libraryDescriptor = try InotifyTools.initialize()
+    do throws(InotifyStartFailure) {
+      let descriptor = try InotifyTools.initialize()
       guard let wakeFile = watcher.wakeFileDescriptor else {
         throw .system(.noSuchFileOrDirectory)
       }
       do {
-        wakeDescriptor = try InotifyTools.watch(
-          FilePath("/proc/self/fd/\(wakeFile.rawValue)"), for: .modified, on: libraryDescriptor
-        )
+        wakeDescriptor = try descriptor.addWatch(FilePath("/proc/self/fd/\(wakeFile.rawValue)"), for: .modified)
       } catch {
         InotifyTools.cleanup()
         throw .system(error)
       }
+      libraryDescriptor = descriptor
     } catch {
       let (revision, wanted) = watcher.wantedDirectories()
       let failure = WatchFailure(errno: error.errno, reason: error.description)
@@ -137,20 +135,19 @@ final class WatchOwner: WatchReading, @unchecked Sendable {
       watcher.waitForWantedChange(since: revision, until: Date().addingTimeInterval(pause.seconds))
       return false
     }
-    isLibraryStarted = true
     watches = [:]
     pathsByDescriptor = [:]
     // Everything may have changed unseen since an earlier instance stopped.
     let resynchronizeAll = hasStartedBefore
     hasStartedBefore = true
     apply(resynchronizing: resynchronizeAll ? nil : [])
-    return isLibraryStarted
+    return libraryDescriptor != nil
   }
 
   /// Drops the library's state and starts it again.
   private func restartLibrary() {
     InotifyTools.cleanup()
-    isLibraryStarted = false
+    libraryDescriptor = nil
     wakeDescriptor = nil
   }
 
@@ -160,34 +157,54 @@ final class WatchOwner: WatchReading, @unchecked Sendable {
   /// directories are (not) watched and which must resynchronize (`nil`: all).
   private func apply(resynchronizing: Set<FilePath>?) {
     mustReplan = false
+    guard let settled = settlePlan() else {
+      restartLibrary()
+      return
+    }
+    appliedRevision = settled.revision
+    let changed = noteServingWatches(of: settled.wanted)
+    watcher.publish(
+      planned: settled.wanted,
+      failures: failures,
+      resynchronizing: resynchronizing.map { $0.union(changed) }
+    )
+    scheduleRetry()
+  }
+
+  /// Watches the plan for the wanted directories, then looks again, until the plan holds still:
+  /// a directory created between the look that made a plan and the watch raised no event.
+  ///
+  /// - Returns: The wanted directories the watches in place serve, and their revision; `nil`
+  ///   when the library must start afresh.
+  private func settlePlan() -> (revision: Int, wanted: [FilePath])? {
     var (revision, wanted) = watcher.wantedDirectories()
     var next = WatchPlan(wanted: wanted, exists: Self.isDirectory)
-    // Watch first, then look: a directory created between the look that made the plan and the
-    // watch raised no event, so look again until the plan holds still.
     for attempt in 1...8 {
-      guard reconcile(with: next) else {
-        restartLibrary()
-        return
-      }
+      guard reconcile(with: next) else { return nil }
       let (latestRevision, latestWanted) = watcher.wantedDirectories()
       let again = WatchPlan(wanted: latestWanted, exists: Self.isDirectory)
       if again == next {
         (revision, wanted) = (latestRevision, latestWanted)
         break
       }
-      // Still moving after the last try: what is told below is what the watches in place serve,
+      // Still moving after the last try: what is told is what the watches in place serve,
       // `wanted` of `revision`. A directory wanted since is neither watched nor failed: it stays
       // pending, and the revision left behind has the next turn plan it.
       if attempt == 8 { break }
       (revision, wanted, next) = (latestRevision, latestWanted, again)
     }
     plan = next
-    appliedRevision = revision
+    return (revision, wanted)
+  }
 
+  /// Notes why each of the `wanted` directories that no watch serves is not watched, and the
+  /// watch that serves each of the others.
+  ///
+  /// - Returns: The directories that may have changed unseen: those now served by another watch
+  ///   than before (they appeared, went, or were created anew, and the events of a watch that
+  ///   was removed are not read), and those disturbed since the last plan.
+  private func noteServingWatches(of wanted: [FilePath]) -> Set<FilePath> {
     failures = [:]
-    // A wanted directory now served by another watch than before (it appeared, went, or was
-    // created anew) may have changed unseen in between: the events of a watch that was removed
-    // are not read.
     var changed: Set<FilePath> = []
     for directory in wanted {
       let serving = plan.servingPath[directory] ?? directory
@@ -206,11 +223,12 @@ final class WatchOwner: WatchReading, @unchecked Sendable {
     for directory in servingWatches.keys where !wanted.contains(directory) {
       servingWatches[directory] = nil
     }
-    watcher.publish(
-      planned: wanted,
-      failures: failures,
-      resynchronizing: resynchronizing.map { $0.union(changed) }
-    )
+    return changed
+  }
+
+  /// Has the directories that could not be watched tried again after a growing pause, or
+  /// starts the pauses over once every one is watched.
+  private func scheduleRetry() {
     if failures.isEmpty {
       backoff.succeeded()
       retryDue = nil
@@ -218,7 +236,7 @@ final class WatchOwner: WatchReading, @unchecked Sendable {
       let pause = backoff.failed()
       retryDue = Date().addingTimeInterval(pause.seconds)
       DispatchQueue.global().asyncAfter(deadline: .now() + pause.seconds) { [watcher] in
-        watcher.wakeOwner()
+        watcher.wakeReader()
       }
     }
   }
@@ -228,8 +246,15 @@ final class WatchOwner: WatchReading, @unchecked Sendable {
 
   /// Adds, changes and removes inotify watches to match `next`.
   ///
+  /// Watches go on the library's descriptor directly rather than through
+  /// `inotifytools_watch_file()`: the library files watches by path and keeps the entry of a
+  /// watch the kernel dropped, so that watching a removed and recreated directory again would
+  /// answer with the dead watch's descriptor. Only the library's reading uses its tables, and it
+  /// does not need them.
+  ///
   /// - Returns: `false` when the library must start afresh (its descriptor is gone).
   private func reconcile(with next: WatchPlan) -> Bool {
+    guard let libraryDescriptor else { return false }
     watchFailures = [:]
     for (path, watch) in watches {
       let isSameDirectory = !watch.isDead && Self.identity(of: path) == watch.identity
@@ -237,12 +262,13 @@ final class WatchOwner: WatchReading, @unchecked Sendable {
       if next.targets[path] != nil && isSameDirectory { continue }
       watches[path] = nil
       pathsByDescriptor[watch.descriptor] = nil
-      if !watch.isDead { InotifyTools.removeWatch(watch.descriptor, on: libraryDescriptor) }
+      // A watch the kernel already dropped (its directory removed) is no error.
+      if !watch.isDead { try? libraryDescriptor.removeWatch(watch.descriptor) }
     }
     for (path, events) in next.targets where watches[path]?.events != events {
       let identity = Self.identity(of: path)
       do {
-        let descriptor = try InotifyTools.watch(path, for: events, on: libraryDescriptor)
+        let descriptor = try libraryDescriptor.addWatch(path, for: events)
         watches[path] = ActiveWatch(descriptor: descriptor, events: events, identity: identity)
         pathsByDescriptor[descriptor] = path
       } catch .badFileDescriptor {
@@ -310,15 +336,6 @@ final class WatchOwner: WatchReading, @unchecked Sendable {
     let counts = plan.watchedDirectories.contains(path)
     countsFilesOf[descriptor] = counts
     return counts
-  }
-
-  // MARK: Pacing
-
-  private static func sleep(nanoseconds: UInt64) {
-    guard nanoseconds > 0 else { return }
-    // The delivery threads' timer slack is 1 ns: the pause lasts what it says.
-    var interval = timespec(tv_sec: 0, tv_nsec: Int(nanoseconds))
-    nanosleep(&interval, nil)
   }
 
   // MARK: The file system
