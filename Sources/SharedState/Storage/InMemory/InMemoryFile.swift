@@ -1,15 +1,14 @@
 import Foundation
+import Synchronization
 
 /// A handle on a file of an ``InMemoryFileSystem``.
-///
-/// `@unchecked Sendable`: `lastState` is only touched with `lock` held.
-final class InMemoryFile: StoredFile, @unchecked Sendable {
+final class InMemoryFile: StoredFile, Sendable {
   let path: String
   fileprivate let fileSystem: InMemoryFileSystem
   /// The most bytes a read takes, as on disk.
   private let maximumReadSize: Int
-  private let lock = NSLock()
-  private var lastState: FileState?
+  /// What the file held when this handle last read or wrote it.
+  private let lastState = Mutex<FileState?>(nil)
 
   init(path: String, fileSystem: InMemoryFileSystem, maximumReadSize: Int) {
     self.path = path
@@ -27,13 +26,13 @@ final class InMemoryFile: StoredFile, @unchecked Sendable {
   }
 
   func readIfChanged() throws -> FileState? {
-    let previous = lock.withLock { lastState }
+    let previous = lastState.withLock { $0 }
     let state = try read()
     return state == previous ? nil : state
   }
 
   fileprivate func remember(_ state: FileState) {
-    lock.withLock { lastState = state }
+    lastState.withLock { $0 = state }
   }
 
   func beginTransaction() -> any FileTransaction {

@@ -1,5 +1,6 @@
 import ConcurrencyExtras
 import Foundation
+import Synchronization
 
 /// A file system in memory, for tests and previews: files live only as long as it does, and
 /// only this process sees them.
@@ -14,11 +15,17 @@ public final class InMemoryFileSystem: Sendable {
   }
 
   // The files, by file URL. A caller may hand in its own table and read or change it directly
-  // (``FileStorage/inMemory(fileSystem:async:asyncAfter:)``).
+  // (``FileStorage/inMemory(fileSystem:async:asyncAfter:)``): that API, swift-sharing's, takes
+  // ConcurrencyExtras' `LockIsolated`, so the table keeps the caller's lock.
   private let files: LockIsolated<[URL: Data]>
-  // Recursive, and also the lock of a transaction: a transaction's own reads and writes take it
+  // The lock of a transaction, which every write takes too, so that no write lands between a
+  // transaction's read and its commit. An `NSRecursiveLock`, not a `Mutex`: a transaction holds
+  // it from one call to another (begin to end), which `Mutex`'s scoped `withLock` cannot, and
+  // the transaction's own writes, and a test's `setContents` inside a `withLock` body, take it
   // again on the same thread. Taken before `files`' lock, never after.
-  private let watchers = RecursiveLockIsolated(Watchers())
+  private let transactionLock = NSRecursiveLock()
+  // Taken last: no other lock is taken while it is held.
+  private let watchers = Mutex(Watchers())
   // Changes are announced off the writer's thread, so that no lock is held across the call;
   // `schedule` then runs each watcher's work item (at once, unless the caller chose a scheduler).
   private let announcements = DispatchQueue(label: "SharedState.InMemoryFileSystem")
@@ -46,7 +53,7 @@ public final class InMemoryFileSystem: Sendable {
 
   /// Removes the file at `path`, as another process would, and tells the file's watchers.
   public func removeFile(atPath path: String) {
-    watchers.withValue { _ in files.withValue { $0[Self.url(path)] = nil } }
+    transactionLock.withLock { files.withValue { $0[Self.url(path)] = nil } }
     announceChange(atPath: path)
   }
 
@@ -60,33 +67,33 @@ public final class InMemoryFileSystem: Sendable {
   }
 
   func write(_ data: Data, atPath path: String) {
-    watchers.withValue { _ in files.withValue { $0[Self.url(path)] = data } }
+    transactionLock.withLock { files.withValue { $0[Self.url(path)] = data } }
     announceChange(atPath: path)
   }
 
   /// Takes the file system's lock for a transaction; the same thread may take it again.
   func lockExclusively() {
-    watchers.lock()
+    transactionLock.lock()
   }
 
   /// Releases what ``lockExclusively()`` took.
   func unlockExclusively() {
-    watchers.unlock()
+    transactionLock.unlock()
   }
 
   func watch(path: String, onChange: @escaping @Sendable () -> Void) -> WatchToken {
-    let id = watchers.withValue { watchers in
+    let id = watchers.withLock { watchers in
       defer { watchers.nextID += 1 }
       watchers.byPath[path, default: [:]][watchers.nextID] = onChange
       return watchers.nextID
     }
-    return WatchToken { [watchers] in
-      watchers.withValue { _ = $0.byPath[path]?.removeValue(forKey: id) }
+    return WatchToken { [self] in
+      _ = watchers.withLock { $0.byPath[path]?.removeValue(forKey: id) }
     }
   }
 
   private func announceChange(atPath path: String) {
-    let toTell = watchers.withValue { Array(($0.byPath[path] ?? [:]).values) }
+    let toTell = watchers.withLock { Array(($0.byPath[path] ?? [:]).values) }
     announcements.async { [schedule] in
       for watcher in toTell { schedule(DispatchWorkItem(block: watcher)) }
     }
