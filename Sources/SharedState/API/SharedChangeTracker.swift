@@ -70,10 +70,11 @@ public struct SharedChangeTracker: Hashable, Sendable {
 }
 
 /// The snapshots of one tracker, by root reference.
-///
-/// `@unchecked Sendable`: `entries` is only touched with `lock` held.
-final class TrackedChanges: @unchecked Sendable {
-  struct Entry {
+final class TrackedChanges: Sendable {
+  /// `@unchecked Sendable`: `snapshot` holds a copy of a shared value, which the library hands
+  /// between threads by design (as the reference does with the value itself); an entry only
+  /// lives in `entries`' `Mutex`, and leaves it as a copy.
+  struct Entry: @unchecked Sendable {
     /// Held strongly, so that the report can name the state and its value now.
     let root: any RootReference
     var snapshot: Any
@@ -83,8 +84,7 @@ final class TrackedChanges: @unchecked Sendable {
   /// How many trackers exist in the process: while none does, shared state skips every look-up.
   static let liveCount = Atomic<Int>(0)
 
-  private let lock = NSLock()
-  private var entries: [ObjectIdentifier: Entry] = [:]
+  private let entries = Mutex<[ObjectIdentifier: Entry]>([:])
   private let reportsUnasserted: Bool
 
   init(reportsUnasserted: Bool) {
@@ -95,7 +95,8 @@ final class TrackedChanges: @unchecked Sendable {
   deinit {
     Self.liveCount.subtract(1, ordering: .relaxed)
     guard reportsUnasserted else { return }
-    for entry in entries.values where entry.isUnasserted {
+    let unasserted = entries.withLock { $0.values.filter(\.isUnasserted) }
+    for entry in unasserted {
       reportIssue(
         """
         Tracked unasserted changes to '\(entry.root.trackedDescription)': \
@@ -105,10 +106,10 @@ final class TrackedChanges: @unchecked Sendable {
     }
   }
 
-  var hasChanges: Bool { lock.withLock { !entries.isEmpty } }
+  var hasChanges: Bool { entries.withLock { !$0.isEmpty } }
 
   func snapshot(of root: any RootReference) -> Any? {
-    lock.withLock { entries[ObjectIdentifier(root)]?.snapshot }
+    entries.withLock { $0[ObjectIdentifier(root)]?.snapshot }
   }
 
   /// Records `root`'s value before its first change.
@@ -117,27 +118,28 @@ final class TrackedChanges: @unchecked Sendable {
   /// may read shared state (this tracker's snapshots included) or take a reference's lock.
   func recordBeforeChange(of root: any RootReference) {
     let id = ObjectIdentifier(root)
-    guard lock.withLock({ entries[id] == nil }) else { return }
+    guard entries.withLock({ $0[id] == nil }) else { return }
     let entry = Entry(root: root, snapshot: root.anyValue)
-    lock.withLock {
+    entries.withLock { entries in
       if entries[id] == nil { entries[id] = entry }
     }
   }
 
   /// Changes `root`'s snapshot (taken now when there is none) through `update`.
   ///
-  /// `update` runs outside `lock` (it may read shared state, which may record here): asserting
+  /// `update` runs outside the lock (it may read shared state, which may record here): asserting
   /// is meant for one thread at a time, as a test store does it; two threads changing the same
   /// snapshot at once may lose one change.
   func updateSnapshot<R>(of root: any RootReference, _ update: (inout Any) throws -> R) rethrows -> R {
     let id = ObjectIdentifier(root)
-    var snapshot = lock.withLock { entries[id]?.snapshot } ?? root.anyValue
+    var snapshot = entries.withLock { $0[id]?.snapshot } ?? root.anyValue
     let result = try update(&snapshot)
-    lock.withLock {
+    let entry = Entry(root: root, snapshot: snapshot, isUnasserted: false)
+    entries.withLock { entries in
       if entries[id] == nil {
-        entries[id] = Entry(root: root, snapshot: snapshot, isUnasserted: false)
+        entries[id] = entry
       } else {
-        entries[id]?.snapshot = snapshot
+        entries[id]?.snapshot = entry.snapshot
       }
     }
     return result
@@ -145,7 +147,7 @@ final class TrackedChanges: @unchecked Sendable {
 
   /// Marks `root`'s change as asserted; `false` when nothing was tracked for it.
   func markAsserted(_ root: any RootReference) -> Bool {
-    lock.withLock {
+    entries.withLock { entries in
       guard entries[ObjectIdentifier(root)] != nil else { return false }
       entries[ObjectIdentifier(root)]?.isUnasserted = false
       return true
@@ -153,7 +155,7 @@ final class TrackedChanges: @unchecked Sendable {
   }
 
   func reset() {
-    lock.withLock { entries.removeAll() }
+    entries.withLock { $0.removeAll() }
   }
 }
 

@@ -28,20 +28,30 @@ public struct SharedPublisher<Output>: Publisher {
 
 /// One subscriber's link to a shared value.
 ///
-/// Sendable because every mutable property is read and written only while `lock` is held; the
-/// subscriber is called outside the lock, one value at a time (`delivering` serialises calls).
-private final class SharedPublisherSubscription<Input>: Subscription, @unchecked Sendable {
+/// The subscriber is called with no lock but `delivering` held, one value at a time.
+private final class SharedPublisherSubscription<Input>: Subscription, Sendable {
   typealias S = AnySubscriber<Input, Never>
 
-  private let lock = NSRecursiveLock()
-  private var subscriber: S?
-  private var demand = Subscribers.Demand.none
-  private var observation: SharedSubscription?
-  private var repointing: SharedSubscription?
+  /// `@unchecked Sendable`: the subscriber is the program's, and Combine lets any thread call
+  /// it; the state only lives in `state`'s `Mutex`, so one thread at a time reads or changes it.
+  private struct State: @unchecked Sendable {
+    var subscriber: S?
+    var demand = Subscribers.Demand.none
+    var observation: SharedSubscription?
+    var repointing: SharedSubscription?
+  }
+
+  private let state: Mutex<State>
+  /// Held while the subscriber receives a value, so that it receives one at a time: values
+  /// arrive from the old state's delivery and the new one's at once while `$x` is re-pointed.
+  ///
+  /// An `NSRecursiveLock`, not a `Mutex`, because a subscriber that re-points its `Shared`
+  /// (`$x = Shared(…)`) while receiving is handed the new state's current value at once, on the
+  /// same thread: the receive nests inside its own.
   private let delivering = NSRecursiveLock()
 
   init(subscriber: S) {
-    self.subscriber = subscriber
+    state = Mutex(State(subscriber: subscriber))
   }
 
   func start(
@@ -50,7 +60,7 @@ private final class SharedPublisherSubscription<Input>: Subscription, @unchecked
   ) {
     let observe: @Sendable (Bool) -> Void = { [weak self] sendsCurrentValue in
       guard let self else { return }
-      let old = lock.withLock { observation }
+      let old = state.withLock { $0.observation }
       old?.cancel()
       // `observe` hands over the current value first, then each change.
       let skipsNext = Atomic(!sendsCurrentValue)
@@ -58,27 +68,29 @@ private final class SharedPublisherSubscription<Input>: Subscription, @unchecked
         if skipsNext.exchange(false, ordering: .relaxed) { return }
         self?.deliver(value)
       }
-      lock.withLock {
-        if subscriber == nil { new.cancel() } else { observation = new }
+      let isCancelled = state.withLock { state in
+        if state.subscriber != nil { state.observation = new }
+        return state.subscriber == nil
       }
+      if isCancelled { new.cancel() }
     }
     let repointing = onRepoint(observe)
-    lock.withLock { self.repointing = repointing }
+    state.withLock { $0.repointing = repointing }
     observe(true)
   }
 
   func request(_ newDemand: Subscribers.Demand) {
-    lock.withLock { demand += newDemand }
+    state.withLock { $0.demand += newDemand }
   }
 
   func cancel() {
-    let (observation, repointing) = lock.withLock {
+    let (observation, repointing) = state.withLock { state in
       defer {
-        subscriber = nil
-        self.observation = nil
-        self.repointing = nil
+        state.subscriber = nil
+        state.observation = nil
+        state.repointing = nil
       }
-      return (self.observation, self.repointing)
+      return (state.observation, state.repointing)
     }
     observation?.cancel()
     repointing?.cancel()
@@ -86,14 +98,14 @@ private final class SharedPublisherSubscription<Input>: Subscription, @unchecked
 
   private func deliver(_ value: S.Input) {
     delivering.withLock {
-      let subscriber: S? = lock.withLock {
-        guard let subscriber = self.subscriber, demand > 0 else { return nil }
-        demand -= 1
+      let subscriber: S? = state.withLock { state in
+        guard let subscriber = state.subscriber, state.demand > 0 else { return nil }
+        state.demand -= 1
         return subscriber
       }
       guard let subscriber else { return }
       let more = subscriber.receive(value)
-      lock.withLock { demand += more }
+      state.withLock { $0.demand += more }
     }
   }
 }

@@ -1,5 +1,6 @@
 import Dependencies
 import Foundation
+import Synchronization
 
 /// A table of live references: one per key type, key id and value type, so that every `@Shared`
 /// naming the same key shares one state.
@@ -10,9 +11,7 @@ import Foundation
 ///
 /// It holds references weakly: state lives as long as some `Shared`, `SharedReader` or change
 /// stream holds it, and a key used again later starts from what the key loads.
-///
-/// Sendable because `entries` is read and written only while `lock` is held.
-final class ReferenceRegistry: @unchecked Sendable {
+final class ReferenceRegistry: Sendable {
   /// What makes two keys the same state: the key's type as well as its id, so that two kinds of
   /// key whose ids happen to be equal (two custom keys whose id is `0`) stay apart.
   struct ID: Hashable, @unchecked Sendable {
@@ -36,9 +35,31 @@ final class ReferenceRegistry: @unchecked Sendable {
     return registry
   }
 
-  // Recursive, so that a key whose load creates other shared state does not deadlock.
-  private let lock = NSRecursiveLock()
-  private var entries: [ID: WeakReference] = [:]
+  /// The table. Not recursive: nothing that takes it runs while it is held. References are made
+  /// and subscribed outside it, and a reference's deinitialiser never takes it (one may run
+  /// inside, when a look at a weak entry holds the last strong reference for a moment).
+  private let table = Mutex(Table())
+
+  private struct Table {
+    var entries: [ID: WeakReference] = [:]
+    /// How many entries were live when released ones were last dropped.
+    var liveCountAfterLastPruning = 16
+
+    func existingReference<Value>(_ id: ID, as _: Value.Type) -> SharedReference<Value>? {
+      entries[id]?.object as? SharedReference<Value>
+    }
+
+    /// Drops the entries of references that are gone, once the table has doubled since the last
+    /// time, so that the cost stays proportional to the insertions.
+    ///
+    /// References are not removed as they deinitialise: a reference can be released on any
+    /// thread, this table's own look at it included, so a deinitialiser must not take this lock.
+    mutating func forgetReleasedReferences() {
+      guard entries.count >= 2 * liveCountAfterLastPruning else { return }
+      entries = entries.filter { $0.value.object != nil }
+      liveCountAfterLastPruning = max(entries.count, 16)
+    }
+  }
 
   /// The live reference for `key`, or the one `make` creates for it, then subscribed.
   ///
@@ -51,16 +72,16 @@ final class ReferenceRegistry: @unchecked Sendable {
     orMake make: () -> SharedReference<Key.Value>
   ) -> SharedReference<Key.Value> {
     let id = ID(key)
-    if let existing = lock.withLock({ existingReference(id, as: Key.Value.self) }) {
+    if let existing = table.withLock({ $0.existingReference(id, as: Key.Value.self) }) {
       return existing
     }
     let made = make()
-    let (reference, isNew) = lock.withLock {
-      if let existing = existingReference(id, as: Key.Value.self) {
+    let (reference, isNew) = table.withLock { table in
+      if let existing = table.existingReference(id, as: Key.Value.self) {
         return (existing, false)
       }
-      entries[id] = WeakReference(made)
-      forgetReleasedReferences()
+      table.entries[id] = WeakReference(made)
+      table.forgetReleasedReferences()
       return (made, true)
     }
     // Outside the lock: see `SharedReference.subscribeToChanges()`.
@@ -70,32 +91,14 @@ final class ReferenceRegistry: @unchecked Sendable {
 
   /// The live reference for `key`, if there is one.
   func existingReference<Key: SharedReaderKey>(for key: Key) -> SharedReference<Key.Value>? {
-    lock.withLock { existingReference(ID(key), as: Key.Value.self) }
+    table.withLock { $0.existingReference(ID(key), as: Key.Value.self) }
   }
-
-  private func existingReference<Value>(_ id: ID, as _: Value.Type) -> SharedReference<Value>? {
-    entries[id]?.object as? SharedReference<Value>
-  }
-
-  /// Drops the entries of references that are gone, once the table has doubled since the last
-  /// time, so that the cost stays proportional to the insertions. Call with `lock` held.
-  ///
-  /// References are not removed as they deinitialise: a reference can be released on any
-  /// thread, including the file watcher's while another thread holds this lock waiting for that
-  /// watcher, so a deinitialiser must not take this lock.
-  private func forgetReleasedReferences() {
-    guard entries.count >= 2 * liveCountAfterLastPruning else { return }
-    entries = entries.filter { $0.value.object != nil }
-    liveCountAfterLastPruning = max(entries.count, 16)
-  }
-
-  private var liveCountAfterLastPruning = 16
 
   /// A weak hold on a reference.
-  private struct WeakReference {
-    weak var object: AnyObject?
+  private struct WeakReference: Sendable {
+    weak var object: (any RootReference)?
 
-    init(_ object: AnyObject) {
+    init(_ object: any RootReference) {
       self.object = object
     }
   }

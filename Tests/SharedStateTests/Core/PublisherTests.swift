@@ -28,6 +28,22 @@ struct PublisherTests {
     #expect(received.value == [1, 10, 11])
   }
 
+  @Test func aSubscriberThatRepointsWhileReceivingGetsTheNewStatesValue() {
+    @Shared(.inMemory("first")) var value = 1
+    let shared = $value
+    let received = LockIsolated<[Int]>([])
+    let cancellable = $value.publisher.sink { value in
+      received.withValue { $0.append(value) }
+      // The new state's value is handed over at once, on this thread, inside this receive.
+      if value == 2 { shared.projectedValue = Shared(wrappedValue: 10, .inMemory("second")) }
+    }
+    defer { cancellable.cancel() }
+    $value.withLock { $0 = 2 }
+    #expect(received.value == [1, 2, 10])
+    $value.withLock { $0 += 1 }
+    #expect(received.value == [1, 2, 10, 11])
+  }
+
   @Test func aDerivedSharedKeepsPublishing() {
     struct Wrapper { var count = 0 }
     @Shared(value: Wrapper()) var wrapper

@@ -1,5 +1,5 @@
-import ConcurrencyExtras
 import IssueReporting
+import Synchronization
 
 /// The one-shot state behind ``LoadContinuation`` and ``SaveContinuation``: passes the first
 /// result on, and reports a second resumption or none at all.
@@ -10,7 +10,7 @@ import IssueReporting
 final class Resumption<Outcome>: Sendable {
   private let kind: String
   private let description: String
-  private let callback: LockIsolated<(@Sendable (Outcome) -> Void)?>
+  private let callback: Mutex<(@Sendable (Outcome) -> Void)?>
   private let leakedOutcome: @Sendable () -> Outcome
 
   init(
@@ -22,7 +22,7 @@ final class Resumption<Outcome>: Sendable {
     self.kind = kind
     self.description = description
     self.leakedOutcome = leakedOutcome
-    self.callback = LockIsolated(callback)
+    self.callback = Mutex(callback)
   }
 
   /// The key as the messages name it: quoted, or "A shared key" when it has no description.
@@ -31,7 +31,7 @@ final class Resumption<Outcome>: Sendable {
   }
 
   func resume(with outcome: Outcome) {
-    let callback = self.callback.withValue { callback -> (@Sendable (Outcome) -> Void)? in
+    let callback = self.callback.withLock { callback -> (@Sendable (Outcome) -> Void)? in
       defer { callback = nil }
       return callback
     }
@@ -43,7 +43,7 @@ final class Resumption<Outcome>: Sendable {
   }
 
   deinit {
-    guard let callback = callback.value else { return }
+    guard let callback = callback.withLock({ $0 }) else { return }
     // The wording is swift-sharing's, so that code which matches the report keeps working.
     reportIssue(
       """

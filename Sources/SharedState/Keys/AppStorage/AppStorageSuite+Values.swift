@@ -1,5 +1,5 @@
-import ConcurrencyExtras
 import Foundation
+import Synchronization
 
 /// Reading, writing and observing a suite's keys directly, for code that does not use
 /// `@Shared`. Values are stored exactly as ``AppStorageKey`` stores them, so both kinds of code
@@ -189,9 +189,9 @@ extension AppStorageSuite {
       }
       // One delivery at a time, so that the first value and the changes arrive in order; a
       // change reported before the first value is read is covered by that first read.
-      let hasDeliveredFirst = LockIsolated(false)
+      let hasDeliveredFirst = Mutex(false)
       let deliver: @Sendable (_ isFirst: Bool) -> Void = { isFirst in
-        hasDeliveredFirst.withValue { hasDeliveredFirst in
+        hasDeliveredFirst.withLock { hasDeliveredFirst in
           guard isFirst || hasDeliveredFirst else { return }
           hasDeliveredFirst = true
           let state = isFirst ? try? file.read() : try? file.readIfChanged()
