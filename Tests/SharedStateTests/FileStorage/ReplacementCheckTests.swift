@@ -33,7 +33,7 @@ struct ReplacementCheckTests {
     )
     defer { resources.release() }
     func freshness(of known: FileKnowledge, waiting: Bool) -> Freshness? {
-      resources.lookWithoutLock(at: known, mapping: true, waiting: waiting, limit: 1 << 20)?.freshness
+      resources.lookWithoutLock(at: { known }, mapping: true, waiting: waiting, limit: 1 << 20)?.freshness
     }
     let own = FileKnowledge(
       sequence: ending, identity: FileIdentity(try target.entryStatus()), state: .contents(Data("1\n".utf8))

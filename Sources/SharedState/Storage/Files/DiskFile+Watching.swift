@@ -20,7 +20,7 @@ extension DiskFile {
   /// Whether a replacement event is worth delivering, from one look without waiting. A key whose
   /// page is not mapped yet is admitted unlooked: mapping it is the delivering thread's work.
   private func admit() -> Bool {
-    guard let look = resources.lookWithoutLock(at: known, mapping: false, waiting: false, limit: maximumReadSize)
+    guard let look = resources.lookWithoutLock(at: { known }, mapping: false, waiting: false, limit: maximumReadSize)
     else {
       state.withLock { $0.admitted = nil }
       return true
@@ -63,7 +63,7 @@ extension DiskFile {
 
   /// One look from the delivering thread, which may map the page and wait a moment for a writer.
   private func lookNow() -> Freshness {
-    guard let look = resources.lookWithoutLock(at: known, mapping: true, waiting: true, limit: maximumReadSize)
+    guard let look = resources.lookWithoutLock(at: { known }, mapping: true, waiting: true, limit: maximumReadSize)
     else { return .changed(nil) }
     return keep(look.freshness)
   }

@@ -79,7 +79,7 @@ final class DiskFile: StoredFile, Sendable {
     // Otherwise one look, the sequence read from the lock file when this process has no page:
     // three or four calls rather than a locked read's eleven, and no page mapped per key.
     let look = resources.lookWithoutLock(
-      at: known, mapping: false, readingLockFile: true, waiting: false, limit: maximumReadSize
+      at: { known }, mapping: false, readingLockFile: true, waiting: false, limit: maximumReadSize
     )
     if look?.freshness == .unchanged { return nil }
     if case let .changed(described?) = look?.freshness {
@@ -92,7 +92,7 @@ final class DiskFile: StoredFile, Sendable {
   /// Reads the file, from the page when it provably describes the target (mapping it first
   /// when `mapping`), otherwise under the shared lock; and remembers what it read.
   private func readAndRemember(mapping: Bool) throws -> FileKnowledge {
-    let look = resources.lookWithoutLock(at: FileKnowledge(), mapping: mapping, waiting: true, limit: maximumReadSize)
+    let look = resources.lookWithoutLock(at: { FileKnowledge() }, mapping: mapping, waiting: true, limit: maximumReadSize)
     let fresh: FileKnowledge
     if case let .changed(described?) = look?.freshness {
       fresh = described

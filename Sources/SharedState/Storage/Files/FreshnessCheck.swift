@@ -33,7 +33,8 @@ struct FreshnessCheck {
   /// Looks at the path once.
   ///
   /// - Parameters:
-  ///   - known: What the handle knows.
+  ///   - known: What the handle knows, asked after the sequence is read (so that a write of
+  ///     this process that just finished counts as known) and again after waiting.
   ///   - sequence: The sequence now (from the page or the lock file).
   ///   - page: The page, when this process has it mapped.
   ///   - waiting: Whether a write under way gets a moment (about 0.1 ms) to finish.
@@ -41,14 +42,15 @@ struct FreshnessCheck {
   ///   - isLocked: Whether the caller holds the exclusive lock: an odd sequence is then a writer
   ///     that died mid-write, and the look reports a change rather than `.busy`.
   func look(
-    at known: FileKnowledge,
+    at knowledge: () -> FileKnowledge,
     sequence: UInt64,
     page: CoordinationPage?,
     waiting: Bool,
     limit: Int,
     isLocked: Bool = false
   ) -> Look {
-    let sequence = isLocked ? sequence : settledSequence(sequence, page: page, known: known, waiting: waiting)
+    let sequence = isLocked ? sequence : settledSequence(sequence, page: page, knowledge: knowledge, waiting: waiting)
+    let known = knowledge()
     let isOwnWriteUnderWay = sequence & 1 == 1 && known.sequence == sequence &+ 1
     if sequence & 1 == 1, !isLocked, !isOwnWriteUnderWay, !waiting || page == nil {
       // Someone else's write: its event follows. No need to look at the target.
@@ -73,11 +75,13 @@ struct FreshnessCheck {
   }
 
   /// The sequence once a write under way (not the handle's own) has had its moment to finish.
-  private func settledSequence(_ sequence: UInt64, page: CoordinationPage?, known: FileKnowledge, waiting: Bool) -> UInt64 {
+  private func settledSequence(
+    _ sequence: UInt64, page: CoordinationPage?, knowledge: () -> FileKnowledge, waiting: Bool
+  ) -> UInt64 {
     guard waiting, let page else { return sequence }
     // The exchange raises the event a few system calls before the writer finishes the page.
     var current = sequence
-    for attempt in 0..<6 where current & 1 == 1 && known.sequence != current &+ 1 {
+    for attempt in 0..<6 where current & 1 == 1 && knowledge().sequence != current &+ 1 {
       ThreadPause.awaitingWriter(attempt: attempt)
       current = page.sequence
     }

@@ -15,13 +15,14 @@ extension PathResources {
     let target: Result<Stat?, any Error>
   }
 
-  /// Looks at the path without any lock (see ``FreshnessCheck``).
+  /// Looks at the path without any lock (see ``FreshnessCheck``); `known` is asked after the
+  /// sequence is read.
   ///
   /// - Parameter mapping: Whether to map the page if this process has not yet. Without a page
   ///   the sequence is read from the lock file when `readingLockFile`, and otherwise nothing is
   ///   looked at: the result is `nil`.
   func lookWithoutLock(
-    at known: FileKnowledge,
+    at known: () -> FileKnowledge,
     mapping: Bool,
     readingLockFile: Bool = false,
     waiting: Bool,
@@ -69,7 +70,7 @@ extension PathResources {
   /// Brings `known` up to date. Call holding a lock.
   private func refreshHoldingLock(_ known: FileKnowledge, limit: Int) -> Refresh {
     let look = freshness.look(
-      at: known, sequence: lock.lockedSequence(), page: lock.page(mapping: false),
+      at: { known }, sequence: lock.lockedSequence(), page: lock.page(mapping: false),
       waiting: false, limit: limit, isLocked: true
     )
     let status: Stat?
