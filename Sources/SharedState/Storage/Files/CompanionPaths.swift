@@ -6,7 +6,10 @@ import SystemPackage
 ///   inode; it is also the coordination page (see ``CoordinationPage``).
 /// - `.NAME.sharedstate-scratch`: where the next contents are written before they are exchanged
 ///   with the target.
-struct CompanionPaths: Hashable, Sendable {
+///
+/// A class, so that the owners of one path (``PathLock``, ``FileReplacement``, the freshness
+/// check) share one copy: a program may open thousands of files.
+final class CompanionPaths: Sendable {
   /// The file that holds the value.
   let target: FilePath
   /// The directory that holds the target.
@@ -27,11 +30,13 @@ struct CompanionPaths: Hashable, Sendable {
   ///   - directory: The target's directory, when the caller has a copy to share (a program may
   ///     open thousands of files of one directory).
   init(target: FilePath, directory: FilePath? = nil) {
+    let directory = directory ?? target.removingLastComponent()
+    let name = target.lastComponent?.string ?? ""
     self.target = target
-    self.directory = directory ?? target.removingLastComponent()
-    name = target.lastComponent?.string ?? ""
-    lock = self.directory.appending(".\(name)\(Self.lockSuffix)")
-    scratch = self.directory.appending(".\(name)\(Self.scratchSuffix)")
+    self.directory = directory
+    self.name = name
+    lock = directory.appending(".\(name)\(Self.lockSuffix)")
+    scratch = directory.appending(".\(name)\(Self.scratchSuffix)")
   }
 
   /// Whether a file name is a companion of some target, not a target itself.

@@ -6,7 +6,9 @@ enum Freshness: Equatable {
   case unchanged
   /// Something changed. `knowledge` is what is at the target now when the page provably says so
   /// (its contents included, within the reader's limit); `nil` when the file must be read.
-  case changed(FileKnowledge?)
+  /// Indirect: every handle keeps its last look, and most handles of a program that opens
+  /// thousands of keys never see a change.
+  indirect case changed(FileKnowledge?)
   /// A cooperating write is under way: its own event follows, unless its writer dies.
   case busy
 }

@@ -10,7 +10,8 @@ import SystemPackage
 final class PathResources: @unchecked Sendable {
   let paths: CompanionPaths
   let lock: PathLock
-  let freshness: FreshnessCheck
+  /// Made on demand: it holds nothing but the paths.
+  var freshness: FreshnessCheck { FreshnessCheck(paths: paths) }
   /// Used only holding `lock`.
   let replacement: FileReplacement
   /// Whether descriptors stay open between transactions (a process-wide budget, so that a
@@ -20,7 +21,6 @@ final class PathResources: @unchecked Sendable {
   private init(paths: CompanionPaths, filePermissions: FilePermissions, directoryPermissions: FilePermissions) {
     self.paths = paths
     lock = PathLock(paths: paths, filePermissions: filePermissions, directoryPermissions: directoryPermissions)
-    freshness = FreshnessCheck(paths: paths)
     keepsDescriptors = Self.descriptorBudget.add(1, ordering: .relaxed).newValue <= Self.descriptorBudgetLimit
     if !keepsDescriptors { Self.descriptorBudget.subtract(1, ordering: .relaxed) }
     replacement = FileReplacement(paths: paths, filePermissions: filePermissions, keepsDescriptors: keepsDescriptors)
