@@ -35,7 +35,7 @@ struct FreshnessCheck {
   /// Looks at the path once.
   ///
   /// - Parameters:
-  ///   - known: What the handle knows, asked after the sequence is read (so that a write of
+  ///   - knowledge: What the handle knows, asked after the sequence is read (so that a write of
   ///     this process that just finished counts as known) and again after waiting.
   ///   - sequence: The sequence now (from the page or the lock file).
   ///   - page: The page, when this process has it mapped.
