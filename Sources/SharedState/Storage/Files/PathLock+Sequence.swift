@@ -13,7 +13,7 @@ extension PathLock {
   /// The sequence now. Call holding the lock.
   func lockedSequence() -> UInt64 {
     if let page = page(mapping: false) { return page.sequence }
-    guard let descriptor = heldLockDescriptor else { return 0 }
+    guard let descriptor = lockDescriptor else { return 0 }
     return (try? Self.storedSequence(in: descriptor)) ?? 0
   }
 
@@ -40,7 +40,7 @@ extension PathLock {
   }
 
   private func storeSequence(_ sequence: UInt64) throws {
-    guard let descriptor = heldLockDescriptor else { return }
+    guard let descriptor = lockDescriptor else { return }
     var value = sequence.littleEndian
     try withUnsafeBytes(of: &value) { bytes throws in try descriptor.write(at: 0, bytes) }
   }

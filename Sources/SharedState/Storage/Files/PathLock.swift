@@ -19,7 +19,8 @@ final class PathLock: @unchecked Sendable {
 
   // MARK: Held state
 
-  private var lockDescriptor: FileDescriptor?
+  /// The open lock file; read by the sequence (`PathLock+Sequence`) holding the lock.
+  private(set) var lockDescriptor: FileDescriptor?
   private var lockIsWritable = false
   /// Whether the lock file is on a network file system, as found when it was last mapped.
   private(set) var isOnNetwork = false
@@ -138,9 +139,6 @@ final class PathLock: @unchecked Sendable {
     }
     return true
   }
-
-  /// The open lock file, for the sequence. Call holding the lock.
-  var heldLockDescriptor: FileDescriptor? { lockDescriptor }
 
   private func closeLockFile() {
     lockDescriptor?.closeIgnoringFailure()

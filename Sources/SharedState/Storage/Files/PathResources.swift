@@ -15,13 +15,14 @@ final class PathResources: @unchecked Sendable {
   /// Used only holding `lock`.
   let replacement: FileReplacement
   /// Whether descriptors stay open between transactions (a process-wide budget, so that a
-  /// program writing thousands of files does not run out of descriptors).
-  let keepsDescriptors: Bool
+  /// program writing thousands of files does not run out of descriptors). Immutable, so safe
+  /// to read without the lock.
+  var keepsDescriptors: Bool { replacement.keepsDescriptors }
 
   private init(paths: CompanionPaths, filePermissions: FilePermissions, directoryPermissions: FilePermissions) {
     self.paths = paths
     lock = PathLock(paths: paths, filePermissions: filePermissions, directoryPermissions: directoryPermissions)
-    keepsDescriptors = Self.descriptorBudget.add(1, ordering: .relaxed).newValue <= Self.descriptorBudgetLimit
+    let keepsDescriptors = Self.descriptorBudget.add(1, ordering: .relaxed).newValue <= Self.descriptorBudgetLimit
     if !keepsDescriptors { Self.descriptorBudget.subtract(1, ordering: .relaxed) }
     replacement = FileReplacement(paths: paths, filePermissions: filePermissions, keepsDescriptors: keepsDescriptors)
   }
