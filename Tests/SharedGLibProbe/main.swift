@@ -49,6 +49,15 @@ func cpuMicroseconds() -> Int {
     + Int(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec)
 }
 
+/// How many times this process's threads have gone to sleep of their own accord (blocked in a
+/// wait that then ended): each is a wake-up. A loop that polls wakes up once per turn, however
+/// busy the machine is, where CPU time also grows with the machine's load.
+func voluntaryWakeUps() -> Int {
+  var usage = rusage()
+  getrusage(RUSAGE_SELF.rawValue, &usage)
+  return usage.ru_nvcsw
+}
+
 nonisolated var isMainThread: Bool { Thread.isMainThread }
 
 /// Whether Swift's run-time check accepts the current thread as the main actor's.
@@ -131,13 +140,14 @@ case "idle" where arguments.count == 4:
   let observed = observe(arguments[3])
   say("ready \(observed.0.wrappedValue)")
   // One second to settle, then the window: two wake-ups of this process's own.
-  let start = Mutex<Int>(0)
+  let start = Mutex<(cpu: Int, wakeUps: Int)>((0, 0))
   Task { @MainActor in
     try await Task.sleep(for: .seconds(1))
-    start.withLock { $0 = cpuMicroseconds() }
+    start.withLock { $0 = (cpuMicroseconds(), voluntaryWakeUps()) }
     try await Task.sleep(for: .seconds(Int(seconds)))
-    let used = cpuMicroseconds() - start.withLock { $0 }
-    say("idle cpu_us=\(used) seconds=\(seconds)")
+    let (cpu, wakeUps) = start.withLock { $0 }
+    let used = cpuMicroseconds() - cpu
+    say("idle cpu_us=\(used) wakeups=\(voluntaryWakeUps() - wakeUps) seconds=\(seconds)")
     exit(0)
   }
   g_main_loop_run(loop)
