@@ -113,10 +113,10 @@ final class InotifyReader: @unchecked Sendable {
   private func startLibrary() -> Bool {
     do throws(InotifyStartFailure) {
       let descriptor = try InotifyTools.initialize()
-      guard let wakeFile = watcher.wakeFileDescriptor else {
-        throw .system(.noSuchFileOrDirectory)
-      }
-      do {
+      // Once started, the library is stopped again on every way out but success: a library
+      // left started makes the next try fail as another owner's.
+      do throws(Errno) {
+        guard let wakeFile = watcher.wakeFileDescriptor else { throw .noSuchFileOrDirectory }
         wakeDescriptor = try descriptor.addWatch(FilePath("/proc/self/fd/\(wakeFile.rawValue)"), for: .modified)
       } catch {
         InotifyTools.cleanup()
