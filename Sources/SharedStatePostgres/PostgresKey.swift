@@ -239,6 +239,11 @@ extension PostgresKey: CrossProcessKey {
       var reported = failure(.unwritable, error.underlying)
       reported.isUnconfirmed = error.isUnconfirmed
       throw reported
+    } catch let error as PostgresStorageError {
+      throw error
+    } catch {
+      // A second commit of a nested `withLock`, written after the first one ended.
+      throw failure(.unwritable, error)
     }
     state.fields.withLockedValue { $0.version = max($0.version, version) }
   }

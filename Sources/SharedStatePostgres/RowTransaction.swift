@@ -49,7 +49,7 @@ final class RowTransaction {
   /// as one statement on a connection from the pool, after the first commit.
   ///
   /// - Throws: ``CommitFailure`` when the open transaction fails to write or to commit; any
-  ///   error of a write after the end.
+  ///   error of a write after the end (the key reports both as a `PostgresStorageError`).
   func commit(by deadline: Deadline, writing write: (PostgresConnection) throws -> Int64) throws -> Int64 {
     guard let connection = open else {
       return try connections.withConnection(by: deadline, write)
