@@ -14,7 +14,7 @@ final class GLibDeliveryTests: XCTestCase {
   /// value already readable from the shared state in the callback; and the next one too, in
   /// order.
   func testAChangeFromAnotherProcessReachesTheObserverOnTheLoopsThread() throws {
-    let directory = try TemporaryTestDirectory()
+    let directory = try TemporaryDirectory()
     let file = directory.path("value.json")
     let observer = try RunningProgram(RunningProgram.built("SharedGLibProbe"), ["observe", file])
     defer { observer.terminate() }
@@ -93,7 +93,7 @@ final class GLibDeliveryTests: XCTestCase {
     SharedChangeDelivery.default = .glibMainContext(GLibMainContext(retaining: raw))
     defer { SharedChangeDelivery.default = previous }
 
-    let directory = try TemporaryTestDirectory()
+    let directory = try TemporaryDirectory()
     let file = directory.path("value.json")
     // On disk, not in the test's in-memory file storage: another process writes the file.
     let shared = withDependencies {

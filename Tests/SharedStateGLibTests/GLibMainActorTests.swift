@@ -23,7 +23,7 @@ final class GLibMainActorTests: XCTestCase {
   /// counted, not only CPU time, because a wake-up count does not grow with the machine's load,
   /// where the CPU time of the same few wake-ups does (9.6 ms was seen on a loaded machine).
   func testAnIdleLoopWithTheBridgeUsesNoCPU() throws {
-    let directory = try TemporaryTestDirectory()
+    let directory = try TemporaryDirectory()
     let probe = try RunningProgram(
       RunningProgram.built("SharedGLibProbe"), ["idle", "5", directory.path("value.json")]
     )

@@ -81,7 +81,7 @@ final class GTKDemoTests: XCTestCase {
   }
 
   func testTwoWindowsInTwoProcessesFollowEachOther() throws {
-    let directory = try TemporaryTestDirectory()
+    let directory = try TemporaryDirectory()
     let suite = directory.path("suite")
     let left = try openWindow(suite: suite)
     let right = try openWindow(suite: suite)
