@@ -200,7 +200,7 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
 
   /// The error for a storage failure to read the file.
   private func unreadable(_ error: any Error) -> FileStorageError {
-    error as? FileStorageError ?? FileStorageError(.unreadable, path: path, underlying: error)
+    FileStorageError.readFailure(error, path: path)
   }
 
   /// Turns what the file holds into what a reference takes: a value, `nil` for the default, or

@@ -29,7 +29,11 @@ struct NestedAccessTests {
     }
 
     #expect(readInside == 1)
-    let message = String(describing: try #require(refusal))
+    let error = try #require(refusal as? FileStorageError)
+    #expect(error.reason == .unwritable)
+    #expect(error.underlying is NestedTransaction)
+    let message = String(describing: error)
+    #expect(message.contains("could not be written"), "\(message)")
     #expect(message.contains("already being changed on this thread"), "\(message)")
     #expect(count == 3)
     #expect(try suite.value(forKey: "count", as: Int.self) == 3)

@@ -164,7 +164,7 @@ extension AppStorageSuite {
       defer { transaction.end() }
       // What cannot be read is not written over: it may hold a value this process cannot see.
       if let failure = transaction.readFailure {
-        throw FileStorageError(.unreadable, path: file.path, underlying: failure)
+        throw FileStorageError.readFailure(failure, path: file.path)
       }
       try transaction.commit(data.map(FileState.contents) ?? .missing)
     } catch let error as FileStorageError {
