@@ -204,7 +204,8 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   }
 
   /// Turns what the file holds into what a reference takes: a value, `nil` for the default, or
-  /// an undecodable ``FileStorageError`` that holds the decoder's error.
+  /// the decoder's error, its description beginning with the file's path (see
+  /// `DecodingError.naming(_:in:)`).
   ///
   /// An empty file holds no value, as a missing one: a program that creates the file before it
   /// has anything to write (`touch`, or swift-sharing's placeholder) has not written a value.
@@ -217,7 +218,7 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     do {
       return .success(try decode(data))
     } catch {
-      return .failure(FileStorageError(.undecodable, path: path, underlying: error))
+      return .failure(DecodingError.naming(path, in: error))
     }
   }
 }
