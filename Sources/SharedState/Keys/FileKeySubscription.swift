@@ -10,6 +10,9 @@ import Synchronization
 final class FileKeySubscription<Value: Sendable>: Sendable {
   private let key: FileStorageKey<Value>
   private let subscriber: SharedSubscriber<Value>
+  /// Whether a file found missing (or holding swift-sharing's placeholder) is replaced by the
+  /// empty placeholder: see ``FileStorageKey/subscribe(context:subscriber:)``.
+  private let keepsPlaceholder: Bool
   private let state = Mutex(State())
 
   private struct State {
@@ -20,9 +23,10 @@ final class FileKeySubscription<Value: Sendable>: Sendable {
     var isCancelled = false
   }
 
-  init(key: FileStorageKey<Value>, subscriber: SharedSubscriber<Value>) {
+  init(key: FileStorageKey<Value>, subscriber: SharedSubscriber<Value>, keepingPlaceholder: Bool) {
     self.key = key
     self.subscriber = subscriber
+    keepsPlaceholder = keepingPlaceholder
   }
 
   /// Starts watching; then, when the key was loaded (`catchingUp`), catches up with any change
@@ -100,6 +104,16 @@ final class FileKeySubscription<Value: Sendable>: Sendable {
 
   /// Delivers what `read` finds, under the reference's lock.
   private func deliver(_ read: () throws -> FileState?) {
-    subscriber.yieldLatest { key.decodedRead(read) }
+    subscriber.yieldLatest { key.decodedRead { try read().map(restoringPlaceholder) } }
+  }
+
+  /// What the file holds once the placeholder is back where `state` says the file is missing
+  /// (or holds swift-sharing's placeholder): created only if there is still no file once the
+  /// lock is held, so that when several processes see the file go, one of them makes it and
+  /// none replaces what another program put there. A failure to write it is silent: the state
+  /// returns to its default either way.
+  private func restoringPlaceholder(_ state: FileState) -> FileState {
+    guard keepsPlaceholder, FilePlaceholder.isReplaced(state) else { return state }
+    return (try? key.file.write(FilePlaceholder.contents, ifStillHolding: state)) ?? state
   }
 }

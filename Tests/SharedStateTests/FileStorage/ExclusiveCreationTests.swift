@@ -22,16 +22,4 @@ struct ExclusiveCreationTests {
     #expect(throws: Errno.fileExists) { try transaction.write(Data(), ifStillHolding: .missing) }
     #expect(try String(contentsOfFile: target.string, encoding: .utf8) == "5\n")
   }
-
-  @Test func theHandleThenReadsWhatTheOtherProgramWrote() throws {
-    let directory = try TemporaryDirectory()
-    let target = FilePath(directory.path("value.json"))
-    let file = DiskFile(
-      path: target, durability: .atomic, filePermissions: [.ownerReadWrite],
-      directoryPermissions: [.ownerReadWriteExecute], maximumReadSize: FileStorage.defaultMaximumReadSize
-    )
-    #expect(try file.createIfMissing(Data("1".utf8)) == .contents(Data("1".utf8)))
-    #expect(try file.createIfMissing(Data("2".utf8)) == .contents(Data("1".utf8)), "a file that is there stands")
-    #expect(try String(contentsOfFile: target.string, encoding: .utf8) == "1")
-  }
 }
