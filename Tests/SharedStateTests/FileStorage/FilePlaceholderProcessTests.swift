@@ -53,8 +53,9 @@ struct FilePlaceholderProcessTests {
       #expect(try await DemoProcess("set", "--file", path, "\(round + 100)").waitForExit() == 0)
       for watcher in watchers { try await Self.skip(watcher, untilLineEndsWith: " \(round + 100)") }
       try FileManager.default.removeItem(atPath: path)
-      // Each watcher tries to make the file before it reports the default value.
+      // Each watcher reports the default value, then tries to make the file.
       for watcher in watchers { try await Self.skip(watcher, untilLineEndsWith: " null") }
+      try await FilePlaceholderTests.waitForFile(URL(fileURLWithPath: path))
       #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(), "round \(round)")
       #expect(try directory.contents().filter { !$0.hasPrefix(".") } == ["watched.json"], "round \(round)")
     }

@@ -88,6 +88,26 @@ struct FilePlaceholderTests {
     }
   }
 
+  /// The placeholder comes back where changes are delivered (the main actor here), as
+  /// swift-sharing's does: main-actor code that removes it and moves another file into its place
+  /// without suspending finds the name free every time (a watcher thread racing it would not).
+  @MainActor
+  @Test func mainActorCodeThatPutsAFileBackFindsTheNameFree() async throws {
+    let url = URL(fileURLWithPath: directory.path("count.json"))
+    let elsewhere = URL(fileURLWithPath: directory.path("moved.json"))
+    @Shared(.fileStorage(url)) var count = 0
+    for round in 1...20 {
+      $count.withLock { $0 = round }
+      try FileManager.default.moveItem(at: url, to: elsewhere)
+      try await Self.waitForFile(url)
+      try FileManager.default.removeItem(at: url)
+      try FileManager.default.moveItem(at: elsewhere, to: url)
+      try await withTimeout(seconds: 20) { @MainActor [$count] in
+        while $count.wrappedValue != round { try await Task.sleep(for: .milliseconds(1)) }
+      }
+    }
+  }
+
   @Test func theInMemoryStorageHoldsTheEmptyFileToo() throws {
     let url = URL(fileURLWithPath: "/nowhere/count.json")
     let files = LockIsolated<[URL: Data]>([:])
