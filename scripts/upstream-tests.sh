@@ -31,6 +31,8 @@
 #   git -C /tmp/cd160/swift-custom-dump checkout 1.6.0
 #   CUSTOM_DUMP_CHECKOUT=/tmp/cd160/swift-custom-dump scripts/upstream-tests.sh …
 #
+# SwiftPM accepts the override of this package's `from: "1.7.3"` with a warning about a
+# conflicting identity (which it says will become an error); this package builds against 1.6.0.
 # Use another harness directory for each choice, or SwiftPM rebuilds everything on each switch.
 set -euo pipefail
 
