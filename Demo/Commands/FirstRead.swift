@@ -29,7 +29,7 @@ struct FirstRead: AsyncParsableCommand {
       if let startAt { try await Clock.sleep(untilUnixNanoseconds: startAt) }
       let shared = Shared<Int>(wrappedValue: self.default, storage.key())
       if let error = shared.loadError {
-        throw DemoError(String(describing: error))
+        throw DemoError(storage.sentence(for: error))
       }
       Output.line(String(shared.wrappedValue))
       if let thenWrite {
