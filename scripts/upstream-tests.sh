@@ -18,6 +18,22 @@
 #
 # It then builds the test target, prints the compile errors if any, and runs the tests (pass
 # extra `swift test` options after the harness directory, e.g. `--filter IsLoadingTests`).
+#
+# CUSTOM_DUMP_CHECKOUT=<directory> resolves swift-custom-dump from that checkout instead of the
+# newest release this package accepts: the harness then depends on it by path, which overrides
+# every other requirement of swift-custom-dump. swift-sharing 2.8.2 pins 1.6.0, and its
+# `customDump`, `customDumpWithProjection` and `SharedChangeTrackerTests.basics` expect 1.6.0's
+# numbering of dumped objects (1.7 leaves the first object unnamed), whatever library is under
+# test. SwiftPM names a package after its directory, so the directory must be called
+# `swift-custom-dump`, for example:
+#
+#   git clone https://github.com/pointfreeco/swift-custom-dump /tmp/cd160/swift-custom-dump
+#   git -C /tmp/cd160/swift-custom-dump checkout 1.6.0
+#   CUSTOM_DUMP_CHECKOUT=/tmp/cd160/swift-custom-dump scripts/upstream-tests.sh …
+#
+# SwiftPM accepts the override of this package's `from: "1.7.3"` with a warning about a
+# conflicting identity (which it says will become an error); this package builds against 1.6.0.
+# Use another harness directory for each choice, or SwiftPM rebuilds everything on each switch.
 set -euo pipefail
 
 upstream=${1:?usage: upstream-tests.sh <swift-sharing checkout> [harness directory] [swift test options…]}
@@ -27,6 +43,15 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 upstream=$(cd "$upstream" && pwd)
 [ -d "$upstream/Tests/SharingTests" ] || { echo "no Tests/SharingTests in $upstream" >&2; exit 2; }
 case "$harness" in "$here"|"$here"/*) echo "the harness must live outside the repository" >&2; exit 2;; esac
+custom_dump='.package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.0.0")'
+if [ -n "${CUSTOM_DUMP_CHECKOUT:-}" ]; then
+  checkout=$(cd "$CUSTOM_DUMP_CHECKOUT" && pwd)
+  [ "$(basename "$checkout")" = swift-custom-dump ] || {
+    echo "CUSTOM_DUMP_CHECKOUT must be a directory named swift-custom-dump (SwiftPM names a package after it)" >&2
+    exit 2
+  }
+  custom_dump=".package(path: \"$checkout\")"
+fi
 
 mkdir -p "$harness/Sources/PerceptionCore" "$harness/Tests/SharingTests"
 [ -f "$here/Package.resolved" ] && cp "$here/Package.resolved" "$harness/Package.resolved"
@@ -41,7 +66,7 @@ let package = Package(
     .package(path: "$here"),
     .package(url: "https://github.com/pointfreeco/combine-schedulers", from: "1.0.0"),
     .package(url: "https://github.com/pointfreeco/swift-concurrency-extras", from: "1.3.0"),
-    .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.0.0"),
+    $custom_dump,
     .package(url: "https://github.com/pointfreeco/swift-dependencies", from: "1.5.1"),
     .package(url: "https://github.com/pointfreeco/swift-identified-collections", from: "1.0.0"),
     .package(url: "https://github.com/pointfreeco/xctest-dynamic-overlay", from: "1.4.3"),

@@ -162,7 +162,7 @@ struct Watch: AsyncParsableCommand {
       if !keepGoing, let error = error as? FileStorageError, error.reason == .unwatched {
         return .unwatched(String(describing: error.underlying))
       }
-      let message = error.map { String(describing: $0) }
+      let message = error.map(storage.sentence(for:))
       if let message, message != reported {
         Output.error("\(Output.unixNanoseconds()) error: \(message)")
       }

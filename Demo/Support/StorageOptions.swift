@@ -98,7 +98,17 @@ struct StorageOptions: ParsableArguments {
   /// would fail at random. `watch` reports it.
   private func check<Value>(_ shared: Shared<Value>) throws {
     if let error = shared.loadError, (error as? FileStorageError)?.reason != .unwatched {
-      throw DemoError(String(describing: error))
+      throw DemoError(sentence(for: error))
+    }
+  }
+
+  /// One sentence for a load error that names the value: the library's own errors say which
+  /// file or key they are about; a decoder's error (the load error of contents that do not
+  /// decode) may not.
+  func sentence(for error: any Error) -> String {
+    switch error {
+    case is FileStorageError, is AppStorageError, is PostgresStorageError: String(describing: error)
+    default: "\(description) does not hold a valid value: \(error)"
     }
   }
 }

@@ -16,6 +16,10 @@ int shared_state_exchange(int olddirfd, const char *oldpath, int newdirfd, const
   return renameat2(olddirfd, oldpath, newdirfd, newpath, RENAME_EXCHANGE);
 }
 
+int shared_state_rename_noreplace(int olddirfd, const char *oldpath, int newdirfd, const char *newpath) {
+  return renameat2(olddirfd, oldpath, newdirfd, newpath, RENAME_NOREPLACE);
+}
+
 int shared_state_ofd_lock(int fd, int kind, int wait) {
   struct flock lock = {0};
   lock.l_type = kind == 0 ? F_UNLCK : (kind == 1 ? F_RDLCK : F_WRLCK);

@@ -7,6 +7,10 @@
 /// renameat2(olddirfd, oldpath, newdirfd, newpath, RENAME_EXCHANGE): swaps two names atomically.
 int shared_state_exchange(int olddirfd, const char *oldpath, int newdirfd, const char *newpath);
 
+/// renameat2(olddirfd, oldpath, newdirfd, newpath, RENAME_NOREPLACE): renames only when nothing
+/// is at the new name (EEXIST otherwise), in one atomic step.
+int shared_state_rename_noreplace(int olddirfd, const char *oldpath, int newdirfd, const char *newpath);
+
 /// fcntl(fd, F_OFD_SETLKW or F_OFD_SETLK, ...) over the whole file: an open-file-description lock.
 /// `kind` is 0 to unlock, 1 for a shared lock, 2 for an exclusive one.
 int shared_state_ofd_lock(int fd, int kind, int wait);

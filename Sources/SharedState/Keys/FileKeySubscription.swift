@@ -10,6 +10,9 @@ import Synchronization
 final class FileKeySubscription<Value: Sendable>: Sendable {
   private let key: FileStorageKey<Value>
   private let subscriber: SharedSubscriber<Value>
+  /// Whether a file found missing (or holding swift-sharing's placeholder) is replaced by the
+  /// empty placeholder: see ``FileStorageKey/subscribe(context:subscriber:)``.
+  private let keepsPlaceholder: Bool
   private let state = Mutex(State())
 
   private struct State {
@@ -20,9 +23,10 @@ final class FileKeySubscription<Value: Sendable>: Sendable {
     var isCancelled = false
   }
 
-  init(key: FileStorageKey<Value>, subscriber: SharedSubscriber<Value>) {
+  init(key: FileStorageKey<Value>, subscriber: SharedSubscriber<Value>, keepingPlaceholder: Bool) {
     self.key = key
     self.subscriber = subscriber
+    keepsPlaceholder = keepingPlaceholder
   }
 
   /// Starts watching; then, when the key was loaded (`catchingUp`), catches up with any change
@@ -98,8 +102,40 @@ final class FileKeySubscription<Value: Sendable>: Sendable {
     subscriber.yieldLatestOwnChange { key.decodedRead { try key.file.read() } }
   }
 
-  /// Delivers what `read` finds, under the reference's lock.
+  /// Delivers what `read` finds, under the reference's lock; then, when it found the file gone,
+  /// puts the placeholder back.
   private func deliver(_ read: () throws -> FileState?) {
-    subscriber.yieldLatest { key.decodedRead(read) }
+    var gone: FileState?
+    subscriber.yieldLatest {
+      key.decodedRead {
+        let state = try read()
+        if keepsPlaceholder, let state, FilePlaceholder.isReplaced(state) { gone = state }
+        return state
+      }
+    }
+    if let gone { restorePlaceholder(replacing: gone) }
+  }
+
+  /// Puts the empty placeholder back where the file was found missing (or holding
+  /// swift-sharing's placeholder), where changes are delivered (``SharedChangeDelivery/default``:
+  /// the main actor unless the program chose otherwise), as swift-sharing restores its
+  /// placeholder on the main queue: main-actor code that removes the file and moves another
+  /// into its place, with no suspension between, finds the name free. Created only if there is
+  /// still no file once the lock is held, so that when several processes see the file go, one
+  /// of them makes it and none replaces what another program put there. A failure to write it is
+  /// silent: the state is at its default either way.
+  ///
+  /// What another program put there instead is delivered at once: the write's transaction
+  /// brought the handle up to date, so the watch's next read takes it as already known.
+  private func restorePlaceholder(replacing state: FileState) {
+    SharedChangeDelivery.default.schedule { [self] in
+      guard !self.state.withLock({ $0.isCancelled }) else { return }
+      subscriber.yieldLatest {
+        guard let now = try? key.file.write(FilePlaceholder.contents, ifStillHolding: state),
+          now != .contents(FilePlaceholder.contents)
+        else { return nil }
+        return key.decoded(now)
+      }
+    }
   }
 }

@@ -1,10 +1,11 @@
-/// Why a file-storage or app-storage key could not load or save its value.
+/// Why a file-storage or app-storage key could not read, write or watch its file.
+///
+/// A file that is read but does not decode is not one of these: the key's state then holds the
+/// decoder's own error (a `DecodingError` whose description begins with the file's path, or the
+/// error your `decode:` closure threw), as with swift-sharing.
 public struct FileStorageError: Error, CustomStringConvertible {
   /// What went wrong.
   public enum Reason: Sendable, Equatable {
-    /// The file exists but its bytes do not decode as the value's type. The value keeps its
-    /// last good state and the file is left alone until the program writes a new value.
-    case undecodable
     /// The file could not be read.
     case unreadable
     /// The value could not be encoded, or the file could not be written.
@@ -19,7 +20,7 @@ public struct FileStorageError: Error, CustomStringConvertible {
   public let reason: Reason
   /// The file's path.
   public let path: String
-  /// The error of the decoder, encoder or system.
+  /// The error of the encoder or the system.
   public let underlying: any Error
 
   /// Creates the error.
@@ -32,8 +33,6 @@ public struct FileStorageError: Error, CustomStringConvertible {
   /// One sentence, without a final period, that says what happened to which file.
   public var description: String {
     switch reason {
-    case .undecodable:
-      "\(path) does not hold a valid value: \(underlying)"
     case .unreadable:
       "\(path) could not be read: \(underlying)"
     case .unwritable:

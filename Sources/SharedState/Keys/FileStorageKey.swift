@@ -13,8 +13,9 @@ import Synchronization
 ///
 /// ``Shared/withLock(_:)`` is an atomic read-modify-write across threads and processes, writes
 /// replace the file atomically, and writes from anywhere reach every process's value and
-/// observers live. A missing file means the default value; a file that does not decode, or
-/// cannot be read, is never written over behind the program's back. The guarantees, stated
+/// observers live. A missing or empty file means the default value (the first read leaves an
+/// empty file where there is none, as swift-sharing does, never over anything); a file that
+/// does not decode, or cannot be read, is never written over behind the program's back. The guarantees, stated
 /// once: <doc:FileStorage#What-you-can-rely-on>.
 ///
 /// Files live in the `defaultFileStorage` dependency: the real file system in programs, an
@@ -28,7 +29,7 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   var file: any StoredFile { parts.file }
   private var decode: @Sendable (Data) throws -> Value { parts.decode }
   /// `nil` bytes mean "remove the file".
-  private var encode: @Sendable (Value) throws -> Data? { parts.encode }
+  var encode: @Sendable (Value) throws -> Data? { parts.encode }
   /// The most bytes the key reads: a longer file is not read, and the key keeps its last good
   /// value (see ``FileStorage/defaultMaximumReadSize``).
   public var maximumReadSize: Int { parts.maximumReadSize }
@@ -130,13 +131,34 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     FileStorageKeyID(path: path, storage: storage)
   }
 
-  /// Reads and decodes the file; a missing file keeps the default value.
+  /// Reads and decodes the file; a missing or empty file keeps the default value.
+  ///
+  /// A first read with an initial value (a `@Shared` declaration, not ``Shared/load(_:)``)
+  /// that finds no file leaves an empty one, as swift-sharing does: only if there is still no
+  /// file once the cross-process lock is held, never replacing one, and silently not at all
+  /// where the directory cannot be written. A file holding swift-sharing's placeholder bytes is
+  /// emptied the same way. See <doc:FileStorage#Files-missing-files-and-bad-files>.
   public func load(context: LoadContext<Value>, continuation: LoadContinuation<Value>) {
+    guard context.initialValue != nil else {
+      markLoaded()
+      continuation.resume(with: decodedRead { try file.read() } ?? .success(nil))
+      return
+    }
+    loadWriting(context: context, continuation: continuation) { _, state in
+      FilePlaceholder.isReplaced(state) ? FilePlaceholder.contents : nil
+    }
+  }
+
+  /// Notes that this key (or a copy) has read the file: see ``startSubscription(_:keepingPlaceholder:)``.
+  func markLoaded() {
     parts.hasLoaded.store(true, ordering: .releasing)
-    continuation.resume(with: decodedRead { try file.read() } ?? .success(nil))
   }
 
   /// Watches the file's directory and delivers each change another process or program makes.
+  ///
+  /// When the key was read with an initial value, a file deleted or moved away while it is
+  /// watched is replaced by the empty placeholder again (see ``load(context:continuation:)``),
+  /// and the state returns to its default value.
   ///
   /// While the file cannot be watched (inotify's limits are reached, say), the state's
   /// ``Shared/loadError`` is a ``FileStorageError`` whose reason is
@@ -146,14 +168,20 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     context: LoadContext<Value>,
     subscriber: SharedSubscriber<Value>
   ) -> SharedSubscription {
-    let subscription = startSubscription(subscriber)
+    let subscription = startSubscription(subscriber, keepingPlaceholder: context.initialValue != nil)
     return SharedSubscription { subscription.cancel() }
   }
 
   /// Starts a subscription: see ``subscribe(context:subscriber:)``.
-  func startSubscription(_ subscriber: SharedSubscriber<Value>) -> FileKeySubscription<Value> {
+  ///
+  /// - Parameter keepingPlaceholder: Whether a file found missing is replaced by the empty
+  ///   placeholder again (file storage); app storage keys leave a deleted key deleted.
+  func startSubscription(
+    _ subscriber: SharedSubscriber<Value>,
+    keepingPlaceholder: Bool = false
+  ) -> FileKeySubscription<Value> {
     let hasLoaded = parts.hasLoaded.load(ordering: .acquiring)
-    let subscription = FileKeySubscription(key: self, subscriber: subscriber)
+    let subscription = FileKeySubscription(key: self, subscriber: subscriber, keepingPlaceholder: keepingPlaceholder)
     subscription.start(catchingUp: hasLoaded)
     return subscription
   }
@@ -199,25 +227,27 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   }
 
   /// The error for a storage failure to read the file.
-  private func unreadable(_ error: any Error) -> FileStorageError {
+  func unreadable(_ error: any Error) -> FileStorageError {
     FileStorageError.readFailure(error, path: path)
   }
 
   /// Turns what the file holds into what a reference takes: a value, `nil` for the default, or
-  /// an undecodable ``FileStorageError`` that holds the decoder's error.
+  /// the decoder's error, its description beginning with the file's path (see
+  /// `DecodingError.naming(_:in:)`).
   ///
   /// An empty file holds no value, as a missing one: a program that creates the file before it
-  /// has anything to write (`touch`, or swift-sharing's placeholder) has not written a value.
+  /// has anything to write (`touch`, this library's placeholder or swift-sharing's) has not
+  /// written a value.
   ///
   /// Contents that do not decode are not reported as an issue, as swift-sharing reports none:
   /// they are a fact about the data, which the program may handle through ``Shared/loadError``
   /// (and a test of that handling must not fail for it), not a mistake in the program.
   func decoded(_ state: FileState) -> Result<Value?, any Error> {
-    guard case let .contents(data) = state, !data.isEmpty else { return .success(nil) }
+    guard case let .contents(data) = state, !FilePlaceholder.holdsNoValue(data) else { return .success(nil) }
     do {
       return .success(try decode(data))
     } catch {
-      return .failure(FileStorageError(.undecodable, path: path, underlying: error))
+      return .failure(DecodingError.naming(path, in: error))
     }
   }
 }
@@ -297,47 +327,5 @@ extension SharedReaderKey {
     maximumReadSize: Int = FileStorage.defaultMaximumReadSize
   ) -> Self where Self == FileStorageKey<Value> {
     FileStorageKey(url: url, decode: decode, encode: encode, durability: durability, maximumReadSize: maximumReadSize)
-  }
-}
-
-extension FileStorageKey {
-  /// Reads and decodes the file as ``load(context:continuation:)`` does and, when there is no
-  /// file and the load has an initial value, stores that value: only if there is still no file
-  /// once the cross-process lock is held, so that a value another process stored meanwhile wins
-  /// and is the one this load returns. App storage loads this way (as `UserDefaults`-backed
-  /// app storage does); see the *App storage* article.
-  ///
-  /// A file that is there is never written, even when it does not decode or is empty; a default
-  /// that is stored as no file (`nil`) or as JSON `null` is not stored. When the default cannot
-  /// be stored (a read-only directory, say), the load still returns it: the next write tries
-  /// again.
-  func loadStoringInitialValue(context: LoadContext<Value>, continuation: LoadContinuation<Value>) {
-    parts.hasLoaded.store(true, ordering: .releasing)
-    let state: FileState
-    do {
-      state = try file.read()
-    } catch {
-      continuation.resume(throwing: FileStorageError(.unreadable, path: path, underlying: error))
-      return
-    }
-    guard state == .missing, let initialValue = context.initialValue,
-      let bytes = (try? encode(initialValue)) ?? nil, !Self.isJSONNull(bytes)
-    else {
-      continuation.resume(with: decoded(state))
-      return
-    }
-    do {
-      let stored = try file.createIfMissing(bytes)
-      continuation.resume(with: stored == .contents(bytes) ? .success(initialValue) : decoded(stored))
-    } catch {
-      continuation.resume(with: .success(nil))
-    }
-  }
-
-  /// Whether `bytes` are JSON's `null` (with any surrounding white space): a default that stands
-  /// for no value, which is not stored.
-  private static func isJSONNull(_ bytes: Data) -> Bool {
-    bytes.count <= 16
-      && String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "null"
   }
 }

@@ -41,7 +41,7 @@ struct AppStorageFirstReadTests {
     // A load error, not an issue (Swift Testing would fail this test for one).
     let bad = Shared(wrappedValue: 42, .appStorage("bad", store: suite))
     @Shared(.appStorage("empty", store: suite)) var empty = 42
-    #expect((bad.loadError as? FileStorageError)?.reason == .undecodable)
+    #expect(bad.loadError is DecodingError)
     #expect(bad.wrappedValue == 42)
     #expect(empty == 42)
     #expect(try directory.contents(ofKey: "bad") == "not a number")
@@ -73,11 +73,19 @@ struct AppStorageFirstReadTests {
     #expect(try await watcher.waitForExit() == 0)
   }
 
-  @Test func fileStorageStoresNothingOnFirstRead() throws {
-    let url = URL(fileURLWithPath: directory.path("state.json"))
-    @Shared(.fileStorage(url)) var count = 42
-    #expect(count == 42)
-    #expect(!FileManager.default.fileExists(atPath: url.path))
+  @Test func aDeletedKeyStaysDeleted() async throws {
+    @Shared(.appStorage("int", store: suite)) var int = 42
+    $int.withLock { $0 = 7 }
+    // A file key would bring its empty file back; a key of a suite is removed for good.
+    let watcher = try DemoProcess("watch", "--suite", directory.url.path, "--key", "int", "--changes", "1")
+    #expect(try await watcher.nextLine().hasSuffix(" 7"))
+    try FileManager.default.removeItem(atPath: directory.path("int.json"))
+    #expect(try await watcher.nextLine().hasSuffix(" null"))
+    #expect(try await watcher.waitForExit() == 0)
+    try await withTimeout(seconds: 20) { [$int] in
+      while $int.wrappedValue != 42 { try await Task.sleep(for: .milliseconds(1)) }
+    }
+    #expect(try directory.contents(ofKey: "int") == nil)
   }
 }
 

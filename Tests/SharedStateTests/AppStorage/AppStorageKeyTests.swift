@@ -239,9 +239,21 @@ struct AppStorageKeyTests {
     // A load error, not an issue (Swift Testing would fail this test for one).
     let shared = Shared(wrappedValue: 7, .appStorage("count", store: suite))
     #expect(shared.wrappedValue == 7)
-    #expect((shared.loadError as? FileStorageError)?.reason == .undecodable)
+    let path = directory.path("count.json")
+    let error = try #require(shared.loadError as? DecodingError)
+    guard case let .typeMismatch(type, context) = error else {
+      Issue.record("expected typeMismatch, got \(error)")
+      return
+    }
+    #expect(ObjectIdentifier(type) == ObjectIdentifier(Int.self))
+    #expect(context.debugDescription.hasPrefix("\(path): "), "it names the file")
     #expect(try directory.contents(ofKey: "count") == "\"not a number\"\n", "the file is left alone")
-    #expect(throws: FileStorageError.self) { try suite.value(forKey: "count", as: Int.self) }
+    #expect {
+      try suite.value(forKey: "count", as: Int.self)
+    } throws: { error in
+      guard case let .typeMismatch(_, context)? = error as? DecodingError else { return false }
+      return context.debugDescription.hasPrefix("\(path): ")
+    }
 
     shared.withLock { $0 += 1 }
     #expect(try directory.contents(ofKey: "count") == "8\n")
@@ -252,9 +264,9 @@ struct AppStorageKeyTests {
     try suite.write("text", forKey: "mixed")
     let shared = Shared(wrappedValue: true, .appStorage("mixed", store: suite))
     #expect(shared.wrappedValue == true)
-    #expect((shared.loadError as? FileStorageError)?.reason == .undecodable)
+    #expect(shared.loadError is DecodingError)
     try suite.write(5, forKey: "level")
-    #expect(throws: FileStorageError.self) { try suite.value(forKey: "level", as: Level.self) }
+    #expect(throws: DecodingError.self) { try suite.value(forKey: "level", as: Level.self) }
   }
 
   @Test func keyThatCannotBeStoredFailsClearlyAndTouchesNothing() throws {

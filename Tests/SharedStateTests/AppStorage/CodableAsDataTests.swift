@@ -77,8 +77,12 @@ struct CodableAsDataTests {
     @Shared(.appStorage("item")) var item = Item(id: 42)
     suite.set(Data("not json".utf8), forKey: "item")
     #expect(item == Item(id: 42))
-    let error = try #require($item.loadError as? FileStorageError)
-    #expect(error.reason == .undecodable)
-    #expect(error.underlying is DecodingError)
+    let error = try #require($item.loadError as? DecodingError)
+    // The JSON string that holds the data is no object.
+    guard case let .typeMismatch(_, context) = error else {
+      Issue.record("expected typeMismatch, got \(error)")
+      return
+    }
+    #expect(context.debugDescription.hasPrefix(suite.directory.path), "it names the file")
   }
 }

@@ -135,6 +135,21 @@ struct TwoUsersTests {
     #expect(try Self.owner(ground.path("count.json")).user == 65534, "root's writes took the file from its owner")
   }
 
+  // MARK: The placeholder file
+
+  /// `nobody` opens a new file key in root's `0755` directory: no placeholder can be made
+  /// there, and that is no error. The key reads its default, reports nothing, and creates
+  /// nothing.
+  @Test func aFirstReadWhereNoFileCanBeMadeIsSilent() async throws {
+    let ground = try Ground()
+    let target = ground.root.path("count.json")
+    let reader = try Self.asNobody(["first-read", "--file", target, "--default", "3"])
+    #expect(try await reader.allOutput() == ["3"])
+    let (status, errors) = try await Self.finish(reader)
+    #expect(status == 0 && errors.isEmpty, "\(errors)")
+    #expect(try ground.root.contents() == ["shared"])
+  }
+
   // MARK: Mode and owner (issue 20, point 2)
 
   /// root and `nobody` increment one `0666` file in a `0777` directory (umask 0): neither may

@@ -12,8 +12,8 @@ import Foundation
 /// Each key is kept as ``FileStorageKey`` keeps a file, with the same guarantees
 /// (<doc:FileStorage#What-you-can-rely-on>): an atomic ``Shared/withLock(_:)`` across processes,
 /// writes from anywhere arriving live (one watch per suite directory), and no file that does not
-/// decode or cannot be read written over behind the program's back. Unlike a file key, the first
-/// read of a key that has no file stores the default value (only if there is still no file once
+/// decode or cannot be read written over behind the program's back. Where a file key's first
+/// read leaves an empty file, the first read of a key that has no file stores the default value (only if there is still no file once
 /// the suite's lock is held: a value another process stored first wins), so that every process
 /// and program reading the suite sees the value the program shows; a file deleted later means the
 /// default value. Setting an optional to `nil` removes the key's file. A key whose name cannot be

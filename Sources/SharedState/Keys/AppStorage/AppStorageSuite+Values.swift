@@ -10,7 +10,8 @@ extension AppStorageSuite {
   /// The value stored under `key`, or `nil` when there is none.
   ///
   /// - Throws: ``AppStorageError`` for a key that cannot be a file name; ``FileStorageError``
-  ///   when the file cannot be read or does not decode as `Value`.
+  ///   when the file cannot be read; the decoder's error, its description beginning with the
+  ///   file's path, when the file does not decode as `Value`.
   public func value<Value: Codable & Sendable>(
     forKey key: String,
     as _: Value.Type = Value.self
@@ -152,7 +153,7 @@ extension AppStorageSuite {
     do {
       return try format.decode(data)
     } catch {
-      throw FileStorageError(.undecodable, path: file.path, underlying: error)
+      throw DecodingError.naming(file.path, in: error)
     }
   }
 

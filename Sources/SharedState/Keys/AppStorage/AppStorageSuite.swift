@@ -15,7 +15,8 @@ import SystemPackage
 /// where Linux desktop programs keep their settings: `$XDG_CONFIG_HOME/NAME/` when
 /// `XDG_CONFIG_HOME` is an absolute path, otherwise `~/.config/NAME/`.
 /// ``init(directory:filePermissions:directoryPermissions:durability:maximumReadSize:)`` takes any
-/// directory. Nothing is created until a value is written.
+/// directory. Nothing is created until a value is written or a key's default stored on its
+/// first read.
 ///
 /// ## Layout
 ///

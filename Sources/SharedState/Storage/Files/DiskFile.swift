@@ -129,9 +129,14 @@ final class DiskFile: StoredFile, Sendable {
     }
   }
 
-  func createIfMissing(_ contents: Data) throws -> FileState {
-    let transaction = try DiskFileTransaction(file: self)
-    defer { transaction.end() }
-    return try transaction.createIfMissing(contents)
+  func write(_ contents: Data, ifStillHolding expected: FileState) throws -> FileState {
+    do {
+      let transaction = try DiskFileTransaction(file: self)
+      defer { transaction.end() }
+      return try transaction.write(contents, ifStillHolding: expected)
+    } catch let error as Errno where error == .fileExists {
+      // A program that does not take the lock created the file after the look: its file stands.
+      return try read()
+    }
   }
 }

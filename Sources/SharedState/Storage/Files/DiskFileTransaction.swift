@@ -24,10 +24,18 @@ final class DiskFileTransaction: FileTransaction {
   }
 
   func commit(_ state: FileState) throws {
+    try commit(state, exclusively: false)
+  }
+
+  /// Commits `state`; when `exclusively`, only by creating the file (see
+  /// ``PathResources/write(_:replacing:durability:exclusively:)``).
+  private func commit(_ state: FileState, exclusively: Bool) throws {
     guard isHeld else { throw TransactionEnded(path: file.path) }
     // What could not be read is not written over: it may be a value this process cannot see.
     if let readFailure { throw readFailure }
-    let (written, announced) = try file.resources.write(state, replacing: try target.get(), durability: file.durability)
+    let (written, announced) = try file.resources.write(
+      state, replacing: try target.get(), durability: file.durability, exclusively: exclusively
+    )
     // Known as the handle's own before the page says the write is over: a watcher of this
     // process that wakes for the write's events then finds it known, and delivers nothing.
     file.remember(written)
@@ -45,15 +53,15 @@ final class DiskFileTransaction: FileTransaction {
     end()
   }
 
-  /// Commits `contents` when the lock holder finds no entry at the target name; otherwise
-  /// returns what is there, as the transaction's refresh read it.
-  func createIfMissing(_ contents: Data) throws -> FileState {
+  /// Commits `contents` when the file holds `expected` (`.missing`: no entry at the target
+  /// name), as the transaction's refresh read it; otherwise returns what is there. A file is
+  /// created without replacing anything (see ``StoredFile/write(_:ifStillHolding:)``).
+  func write(_ contents: Data, ifStillHolding expected: FileState) throws -> FileState {
     if case let .failure(error)? = change { throw error }
-    guard case .success(nil) = target else {
-      // The refresh brought the handle up to date: its knowledge is what the file holds.
-      return file.known.state ?? .missing
-    }
-    try commit(.contents(contents))
+    // The refresh brought the handle up to date: its knowledge is what the file holds.
+    let current: FileState = if case .success(nil) = target { .missing } else { file.known.state ?? .missing }
+    guard current == expected else { return current }
+    try commit(.contents(contents), exclusively: expected == .missing)
     return .contents(contents)
   }
 }

@@ -52,12 +52,18 @@ final class FileReplacement {
   ///   - scratch: From ``prepareScratch(like:)``.
   ///   - closingEachTime: Whether to close the written file (a network file system may report a
   ///     failed write only then).
+  ///   - exclusively: Whether to give the file the target name only if nothing is there: a
+  ///     program that does not take the lock may have put a file there since the lock holder
+  ///     looked, and a file that is only created when missing must not replace it.
   /// - Returns: The identity at the target name afterwards.
+  /// - Throws: `Errno.fileExists` when `exclusively` and a file is at the target name; the
+  ///   written scratch file then stays the scratch.
   func replaceTarget(
     with data: Data,
     scratch prepared: OpenInode,
     durability: FileDurability,
-    closingEachTime: Bool
+    closingEachTime: Bool,
+    exclusively: Bool = false
   ) throws -> FileIdentity {
     var scratch = prepared
     let descriptor = scratch.descriptor
@@ -77,7 +83,13 @@ final class FileReplacement {
       discardScratch(scratch)
       throw error
     }
-    let replacedExisting = try exchangeIntoPlace()
+    let replacedExisting: Bool
+    if exclusively {
+      try paths.scratch.renameWithoutReplacing(to: paths.target)
+      replacedExisting = false
+    } else {
+      replacedExisting = try exchangeIntoPlace()
+    }
     let keptScratch = atScratch
     if !replacedExisting { atTarget?.descriptor.closeIgnoringFailure() }
     atScratch = replacedExisting ? atTarget : nil

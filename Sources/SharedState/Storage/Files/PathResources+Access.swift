@@ -104,12 +104,15 @@ extension PathResources {
   /// - Parameters:
   ///   - target: The entry at the target name that the transaction found: the new file gets its
   ///     mode, owner and group.
+  ///   - exclusively: Whether the contents may only create a file, never replace one (see
+  ///     ``FileReplacement/replaceTarget(with:scratch:durability:closingEachTime:exclusively:)``).
   /// - Returns: What the writer knows now, and the announced write: the caller records the
   ///   knowledge as its own, then calls ``publish(_:_:)``.
   func write(
     _ state: FileState,
     replacing target: Stat?,
-    durability: FileDurability
+    durability: FileDurability,
+    exclusively: Bool = false
   ) throws -> (written: FileKnowledge, announced: PathLock.AnnouncedWrite) {
     if let target, let refusal = RefusedEntry(path: paths.target, type: target.type) { throw refusal }
     let scratch: OpenInode?
@@ -119,7 +122,8 @@ extension PathResources {
       var identity: FileIdentity?
       if case let .contents(data) = state, let scratch {
         identity = try replacement.replaceTarget(
-          with: data, scratch: scratch, durability: durability, closingEachTime: lock.isOnNetwork
+          with: data, scratch: scratch, durability: durability, closingEachTime: lock.isOnNetwork,
+          exclusively: exclusively
         )
       } else {
         try replacement.removeTarget(durability: durability)

@@ -29,14 +29,17 @@ protocol StoredFile: AnyObject, Sendable {
   /// committed. Never call it again on a thread that is inside a transaction on the same file.
   func beginTransaction() -> any FileTransaction
 
-  /// Creates the file with `contents` if, and only if, no file is at its path, in one
-  /// transaction of its own (the same protocol as every write: watchers see it, and this handle
-  /// knows it as its own); a file that is there, whatever it holds, is left as it is.
+  /// Writes `contents` if, and only if, the file still holds `expected` once the lock is held,
+  /// in one transaction of its own (the same protocol as every write: watchers see it, and this
+  /// handle knows it as its own); a file that holds anything else is left as it is.
   ///
-  /// - Returns: What the file holds afterwards: `contents` when this call created it, what
+  /// With `expected` `.missing` the file is only created, never replaced: a file that a
+  /// program not taking the lock puts there meanwhile stands, and is what this returns.
+  ///
+  /// - Returns: What the file holds afterwards: `contents` when this call wrote it, what
   ///   someone else wrote otherwise.
-  /// - Throws: Why the transaction could not begin or the file could not be read or created.
-  func createIfMissing(_ contents: Data) throws -> FileState
+  /// - Throws: Why the transaction could not begin or the file could not be read or written.
+  func write(_ contents: Data, ifStillHolding expected: FileState) throws -> FileState
 
   /// Tells `onEvent` what may have happened to the file, until the token is cancelled or
   /// released. ``FileWatchEvent`` says what is delivered, when and on which thread.
@@ -51,5 +54,11 @@ protocol StoredFile: AnyObject, Sendable {
 extension StoredFile {
   func readIfChangedUnprompted() throws -> FileState? {
     try readIfChanged()
+  }
+
+  /// Creates the file with `contents` if, and only if, no file is at its path: see
+  /// ``write(_:ifStillHolding:)``.
+  func createIfMissing(_ contents: Data) throws -> FileState {
+    try write(contents, ifStillHolding: .missing)
   }
 }

@@ -85,11 +85,11 @@ private final class InMemoryFileTransaction: FileTransaction {
 }
 
 extension InMemoryFile {
-  func createIfMissing(_ contents: Data) throws -> FileState {
+  func write(_ contents: Data, ifStillHolding expected: FileState) throws -> FileState {
     fileSystem.lockExclusively()
     defer { fileSystem.unlockExclusively() }
     let state = fileSystem.read(atPath: path)
-    guard state == .missing else {
+    guard state == expected else {
       remember(state)
       return state
     }

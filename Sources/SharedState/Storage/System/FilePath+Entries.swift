@@ -43,6 +43,31 @@ extension FilePath {
     }
   }
 
+  /// Gives the file at this path the name `other` only if nothing is at `other`, in one atomic
+  /// step: it never replaces a file that someone else put there.
+  ///
+  /// The corresponding C call is `renameat2(AT_FDCWD, self, AT_FDCWD, other, RENAME_NOREPLACE)`;
+  /// where the file system does not support that flag, `link` then `unlink` of this path, which
+  /// refuse an existing `other` as well.
+  ///
+  /// - Throws: `Errno.fileExists` when something is at `other`.
+  func renameWithoutReplacing(to other: FilePath) throws(Errno) {
+    do {
+      try systemCall {
+        withPlatformString { source in
+          other.withPlatformString { target in shared_state_rename_noreplace(AT_FDCWD, source, AT_FDCWD, target) }
+        }
+      }
+      return
+    } catch .invalidArgument, .notSupported {
+      // No RENAME_NOREPLACE here: link into place, which fails on an existing name too.
+    }
+    try systemCall {
+      withPlatformString { source in other.withPlatformString { target in Glibc.link(source, target) } }
+    }
+    try unlink()
+  }
+
   /// Removes the directory entry at this path (not a directory).
   ///
   /// The corresponding C function is `unlink`.

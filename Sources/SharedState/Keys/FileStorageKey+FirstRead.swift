@@ -1,0 +1,61 @@
+import Foundation
+
+extension FileStorageKey {
+  /// Reads and decodes the file as ``load(context:continuation:)`` does and, when the load has
+  /// an initial value and `replacement` gives bytes for what the file holds, writes them: only
+  /// if the file still holds that once the cross-process lock is held (a missing file is only
+  /// created, never replaced), so that a value another process or program wrote meanwhile wins
+  /// and is the one this load returns. The write is an ordinary one: watchers see it.
+  ///
+  /// When the bytes cannot be written (a read-only directory, another user's), the load returns
+  /// what it read, silently: the key still works, and the next write tries again.
+  ///
+  /// - Parameter replacement: The bytes to write, given the initial value and what the file
+  ///   holds; `nil` to write nothing.
+  func loadWriting(
+    context: LoadContext<Value>,
+    continuation: LoadContinuation<Value>,
+    replacement: (Value, FileState) -> Data?
+  ) {
+    markLoaded()
+    let state: FileState
+    do {
+      state = try file.read()
+    } catch {
+      continuation.resume(throwing: unreadable(error))
+      return
+    }
+    guard let initialValue = context.initialValue, let bytes = replacement(initialValue, state) else {
+      continuation.resume(with: decoded(state))
+      return
+    }
+    do {
+      let stored = try file.write(bytes, ifStillHolding: state)
+      continuation.resume(with: stored == .contents(bytes) ? .success(initialValue) : decoded(stored))
+    } catch {
+      continuation.resume(with: decoded(state))
+    }
+  }
+
+  /// Reads and decodes the file and, when there is no file and the load has an initial value,
+  /// stores that value (see ``loadWriting(context:continuation:replacement:)``). App storage
+  /// loads this way, as `UserDefaults`-backed app storage does; see the *App storage* article.
+  ///
+  /// A file that is there is never written, even when it does not decode or is empty; a default
+  /// that is stored as no file (`nil`) or as JSON `null` is not stored.
+  func loadStoringInitialValue(context: LoadContext<Value>, continuation: LoadContinuation<Value>) {
+    loadWriting(context: context, continuation: continuation) { initialValue, state in
+      guard state == .missing, let bytes = (try? encode(initialValue)) ?? nil, !Self.isJSONNull(bytes) else {
+        return nil
+      }
+      return bytes
+    }
+  }
+
+  /// Whether `bytes` are JSON's `null` (with any surrounding white space): a default that stands
+  /// for no value, which is not stored.
+  private static func isJSONNull(_ bytes: Data) -> Bool {
+    bytes.count <= 16
+      && String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "null"
+  }
+}
