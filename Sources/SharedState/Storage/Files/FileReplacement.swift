@@ -55,7 +55,7 @@ final class FileReplacement {
   ///   - exclusively: Whether to give the file the target name only if nothing is there: a
   ///     program that does not take the lock may have put a file there since the lock holder
   ///     looked, and a file that is only created when missing must not replace it.
-  /// - Returns: The identity at the target name afterwards.
+  /// - Returns: The identity this write left at the target name.
   /// - Throws: `Errno.fileExists` when `exclusively` and a file is at the target name; the
   ///   written scratch file then stays the scratch.
   func replaceTarget(
@@ -94,7 +94,11 @@ final class FileReplacement {
     if !replacedExisting { atTarget?.descriptor.closeIgnoringFailure() }
     atScratch = replacedExisting ? atTarget : nil
     atTarget = keptScratch
-    let identity = FileIdentity(try keptScratch?.descriptor.status() ?? paths.target.entryStatus())
+    var identity = FileIdentity(try keptScratch?.descriptor.status() ?? paths.target.entryStatus())
+    // A program that takes no lock may have written the file in place since the exchange (a
+    // shell's `>` on the name just given); the status then describes its contents, not these.
+    // The identity keeps this write's size, so that no look takes that file for this write.
+    identity.size = Int64(data.count)
     if durability == .flushedToDisk { try synchronizeDirectory() }
     return identity
   }
