@@ -98,6 +98,8 @@ final class FileReplacement {
     // A program that takes no lock may have written the file in place since the exchange (a
     // shell's `>` on the name just given); the status then describes its contents, not these.
     // The identity keeps this write's size, so that no look takes that file for this write.
+    // (One of the same size still passes for it: a limit like the timestamps', not worth a
+    // second `fstat` on every write.)
     identity.size = Int64(data.count)
     if durability == .flushedToDisk { try synchronizeDirectory() }
     return identity
