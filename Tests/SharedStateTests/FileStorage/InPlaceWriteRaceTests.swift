@@ -2,12 +2,20 @@ import Foundation
 import Testing
 import TestSupport
 
+private let strace = URL(fileURLWithPath: "/usr/bin/strace")
+
+/// `strace`'s arguments to run `command` with each of its `renameat2` calls (and its threads')
+/// returning only `microseconds` after the rename is done.
+private func delayingRenames(by microseconds: Int, of command: [String]) -> [String] {
+  ["-f", "-qq", "-o", "/dev/null", "-e", "trace=renameat2", "-e", "inject=renameat2:delay_exit=\(microseconds)"] + command
+}
+
 /// Whether `strace` can run a program here and delay its system calls.
 private let canDelaySystemCalls: Bool = {
-  guard FileManager.default.isExecutableFile(atPath: "/usr/bin/strace") else { return false }
+  guard FileManager.default.isExecutableFile(atPath: strace.path) else { return false }
   let probe = Process()
-  probe.executableURL = URL(fileURLWithPath: "/usr/bin/strace")
-  probe.arguments = ["-f", "-qq", "-o", "/dev/null", "-e", "trace=renameat2", "-e", "inject=renameat2:delay_exit=1", "/bin/true"]
+  probe.executableURL = strace
+  probe.arguments = delayingRenames(by: 1, of: ["/bin/true"])
   guard (try? probe.run()) != nil else { return false }
   probe.waitUntilExit()
   return probe.terminationStatus == 0
@@ -29,11 +37,8 @@ struct InPlaceWriteRaceTests {
     let file = directory.path("value.json")
     try "1\n".write(toFile: file, atomically: false, encoding: .utf8)
     let watcher = try DemoProcess(
-      executable: URL(fileURLWithPath: "/usr/bin/strace"),
-      arguments: [
-        "-f", "-qq", "-o", "/dev/null", "-e", "trace=renameat2", "-e", "inject=renameat2:delay_exit=3000000",
-        DemoProcess.demoExecutable.path, "watch", "--file", file,
-      ]
+      executable: strace,
+      arguments: delayingRenames(by: 3_000_000, of: [DemoProcess.demoExecutable.path, "watch", "--file", file])
     )
     #expect(try await watcher.nextLine().hasSuffix(" 1"))
 
