@@ -2,9 +2,9 @@
 ///
 /// The reference keeps one in a stored property and touches it only while holding its own lock,
 /// so that a change is queued in the same critical section that commits it. Observers are called
-/// later, by whichever thread takes a batch (``beginDelivery()``), with no lock held
-/// (invariant 10); one thread delivers at a time, so each observer sees the changes in the order
-/// they were queued.
+/// later, by whichever thread takes a batch (``beginDelivery(into:listeners:)``), with no lock
+/// held (invariant 10); one thread delivers at a time, so each observer sees the changes in the
+/// order they were queued.
 struct ChangeOutbox<Value> {
   /// A property of the reference that Observation tracks.
   enum Property {
@@ -70,21 +70,33 @@ struct ChangeOutbox<Value> {
     listeners[id] = nil
   }
 
-  /// Takes everything queued, when no other thread is delivering; the caller must deliver it and
-  /// then call ``continueDelivery()`` until that returns `nil`.
-  mutating func beginDelivery() -> [Change]? {
-    guard !isDelivering, !pending.isEmpty else { return nil }
+  /// Takes everything queued into `batch` (which must be empty), with the listeners to tell,
+  /// when no other thread is delivering; the caller must deliver the batch, empty it, and call
+  /// ``continueDelivery(into:listeners:)`` until that returns `false`.
+  mutating func beginDelivery(
+    into batch: inout [Change], listeners: inout [Int: Listener]
+  ) -> Bool {
+    guard !isDelivering, !pending.isEmpty else { return false }
     isDelivering = true
-    return takePending()
+    swap(&batch, &pending)
+    listeners = self.listeners
+    return true
   }
 
   /// Takes what was queued during the last batch, or ends the delivery when nothing was.
-  mutating func continueDelivery() -> [Change]? {
-    guard !pending.isEmpty else {
+  mutating func continueDelivery(
+    into batch: inout [Change], listeners: inout [Int: Listener]
+  ) -> Bool {
+    // A swap: the batch takes what was queued meanwhile, and the queue the emptied batch, with
+    // nothing copied. (An emptied batch keeps no buffer: a program with thousands of idle keys
+    // would keep one per key.)
+    swap(&batch, &pending)
+    guard !batch.isEmpty else {
       isDelivering = false
-      return nil
+      return false
     }
-    return takePending()
+    listeners = self.listeners
+    return true
   }
 
   /// Whether the caller should hand a delivery to the scheduler: something waits and no handed
@@ -98,11 +110,5 @@ struct ChangeOutbox<Value> {
   /// A handed delivery starts: the next change from elsewhere may hand another.
   mutating func scheduledDeliveryStarts() {
     isScheduled = false
-  }
-
-  private mutating func takePending() -> [Change] {
-    let taken = pending
-    pending = []
-    return taken
   }
 }

@@ -44,19 +44,16 @@ extension SharedReference {
   /// Delivers queued changes on this thread, unless this thread still holds `lock` (it delivers
   /// when it lets go) or another thread is delivering (it takes these too, in order).
   func deliverPendingChanges() {
-    var next = lock.withLock { changeDepth == 0 ? takeBatch(beginning: true) : nil }
-    while let (changes, listeners) = next {
-      deliver(changes, to: listeners)
-      next = lock.withLock { takeBatch(beginning: false) }
+    var batch: [ChangeOutbox<Value>.Change] = []
+    var listeners: [Int: ChangeOutbox<Value>.Listener] = [:]
+    var isTaken = lock.withLock {
+      changeDepth == 0 && outbox.beginDelivery(into: &batch, listeners: &listeners)
     }
-  }
-
-  /// The queued changes and the listeners to tell. Call with `lock` held.
-  private func takeBatch(
-    beginning: Bool
-  ) -> ([ChangeOutbox<Value>.Change], [Int: ChangeOutbox<Value>.Listener])? {
-    let changes = beginning ? outbox.beginDelivery() : outbox.continueDelivery()
-    return changes.map { ($0, outbox.listeners) }
+    while isTaken {
+      deliver(batch, to: listeners)
+      batch.removeAll()
+      isTaken = lock.withLock { outbox.continueDelivery(into: &batch, listeners: &listeners) }
+    }
   }
 
   /// Tells Observation and the listeners, in order, with no lock held.
