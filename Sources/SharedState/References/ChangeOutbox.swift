@@ -2,37 +2,24 @@
 ///
 /// The reference keeps one in a stored property and touches it only while holding its own lock,
 /// so that a change is queued in the same critical section that commits it. Observers are called
-/// later, by whichever thread takes a batch (``beginDelivery(into:listeners:)``), with no lock
-/// held (invariant 10); one thread delivers at a time, so each observer sees the changes in the
-/// order they were queued.
+/// later, by whichever thread takes a batch (``beginDelivery(into:)``), with no lock held
+/// (invariant 10); one thread delivers at a time, so each observer sees the changes in the order
+/// they were queued.
+///
+/// The queue itself holds no value: it is a list of ``OutboxEntry`` (not generic), and values
+/// are kept beside it only while someone listens. A reference is generic over its value, and its
+/// code runs unspecialised: every generic type it forms per write (an array of generic changes, a
+/// dictionary of generic listeners) is a run-time metadata look-up. A key observed through
+/// Observation alone forms none. For the same reason the methods a write calls are always
+/// inlined: a call to a method of a generic struct passes the struct's own metadata, looked up.
 struct ChangeOutbox<Value> {
-  /// A property of the reference that Observation tracks.
-  enum Property {
-    case isLoading, loadError, saveError
-  }
-
-  /// One thing to tell observers.
-  enum Change {
-    /// A new value, with its commit number; `isFromElsewhere` for a value another process or the
-    /// key's subscription brought, which a newer one from elsewhere may replace while both wait.
-    case value(Value, sequence: UInt64, isFromElsewhere: Bool)
-    /// A change of a status property (Observation only).
-    case property(Property)
-    /// The value a listener starts from, for that listener only.
-    case initialValue(Value, listener: Int)
-  }
-
-  /// A callback registered by ``SharedReference/observe(_:)``.
-  struct Listener {
-    let onChange: @Sendable (Value) -> Void
-    /// The commit number of the value it started from: older queued values are not for it.
-    let since: UInt64
-  }
-
-  /// The observers, by the number ``addListener(_:startingFrom:)`` gave them.
-  private(set) var listeners: [Int: Listener] = [:]
+  /// The listeners, `nil` when there are none; replaced, never changed in place, so that a
+  /// delivery keeps the set it took.
+  private(set) var listeners: ListenerTable<Value>?
   private var nextListenerID = 0
-  private var pending: [Change] = []
+  private var pending: [OutboxEntry] = []
+  /// The values of the entries that carry one, in order.
+  private var pendingValues: [Value] = []
   private var lastSequence: UInt64 = 0
   /// A thread is calling observers now; it takes what is queued meanwhile before it stops.
   private var isDelivering = false
@@ -40,18 +27,23 @@ struct ChangeOutbox<Value> {
   private var isScheduled = false
 
   /// Queues a committed value for every listener and for Observation.
+  @inline(__always)
   mutating func commit(_ value: Value, isFromElsewhere: Bool) {
     lastSequence += 1
+    let carriesValue = listeners != nil
     // A burst from elsewhere that nobody has seen yet collapses to its latest value.
-    if isFromElsewhere, case .value(_, _, isFromElsewhere: true)? = pending.last {
-      pending[pending.count - 1] = .value(value, sequence: lastSequence, isFromElsewhere: true)
+    if isFromElsewhere, case let .value(_, isFromElsewhere: true, carriedValue)? = pending.last {
+      pending[pending.count - 1] = .value(sequence: lastSequence, isFromElsewhere: true, carriesValue: carriesValue)
+      if carriedValue { pendingValues.removeLast() }
     } else {
-      pending.append(.value(value, sequence: lastSequence, isFromElsewhere: isFromElsewhere))
+      pending.append(.value(sequence: lastSequence, isFromElsewhere: isFromElsewhere, carriesValue: carriesValue))
     }
+    if carriesValue { pendingValues.append(value) }
   }
 
   /// Queues the news that a status property changed.
-  mutating func changed(_ property: Property) {
+  @inline(__always)
+  mutating func changed(_ property: ObservedProperty) {
     pending.append(.property(property))
   }
 
@@ -61,46 +53,51 @@ struct ChangeOutbox<Value> {
     startingFrom current: Value
   ) -> Int {
     defer { nextListenerID += 1 }
-    listeners[nextListenerID] = Listener(onChange: onChange, since: lastSequence)
-    pending.append(.initialValue(current, listener: nextListenerID))
+    let listener = ListenerTable<Value>.Listener(onChange: onChange, since: lastSequence)
+    listeners = ListenerTable(adding: listener, as: nextListenerID, to: listeners)
+    pending.append(.initialValue(listener: nextListenerID))
+    pendingValues.append(current)
     return nextListenerID
   }
 
   mutating func removeListener(_ id: Int) {
-    listeners[id] = nil
+    listeners = listeners?.removing(id)
   }
 
   /// Takes everything queued into `batch` (which must be empty), with the listeners to tell,
   /// when no other thread is delivering; the caller must deliver the batch, empty it, and call
-  /// ``continueDelivery(into:listeners:)`` until that returns `false`.
-  mutating func beginDelivery(
-    into batch: inout [Change], listeners: inout [Int: Listener]
-  ) -> Bool {
+  /// ``continueDelivery(into:)`` until that returns `false`.
+  @inline(__always)
+  mutating func beginDelivery(into batch: inout OutboxBatch<Value>) -> Bool {
     guard !isDelivering, !pending.isEmpty else { return false }
     isDelivering = true
-    swap(&batch, &pending)
-    listeners = self.listeners
+    take(into: &batch)
     return true
   }
 
   /// Takes what was queued during the last batch, or ends the delivery when nothing was.
-  mutating func continueDelivery(
-    into batch: inout [Change], listeners: inout [Int: Listener]
-  ) -> Bool {
-    // A swap: the batch takes what was queued meanwhile, and the queue the emptied batch, with
-    // nothing copied. (An emptied batch keeps no buffer: a program with thousands of idle keys
-    // would keep one per key.)
-    swap(&batch, &pending)
-    guard !batch.isEmpty else {
+  @inline(__always)
+  mutating func continueDelivery(into batch: inout OutboxBatch<Value>) -> Bool {
+    guard !pending.isEmpty else {
       isDelivering = false
       return false
     }
-    listeners = self.listeners
+    take(into: &batch)
     return true
+  }
+
+  /// Moves the queue into `batch`, with nothing copied: the emptied batch's arrays become the
+  /// queue. (They keep no buffer: a program with thousands of idle keys would keep one per key.)
+  @inline(__always)
+  private mutating func take(into batch: inout OutboxBatch<Value>) {
+    swap(&batch.entries, &pending)
+    if !pendingValues.isEmpty { swap(&batch.values, &pendingValues) }
+    batch.listeners = listeners
   }
 
   /// Whether the caller should hand a delivery to the scheduler: something waits and no handed
   /// delivery is still to start.
+  @inline(__always)
   mutating func claimSchedule() -> Bool {
     guard !isScheduled, !pending.isEmpty else { return false }
     isScheduled = true
@@ -108,7 +105,42 @@ struct ChangeOutbox<Value> {
   }
 
   /// A handed delivery starts: the next change from elsewhere may hand another.
+  @inline(__always)
   mutating func scheduledDeliveryStarts() {
     isScheduled = false
+  }
+}
+
+/// A property of a shared reference, besides its value, that Observation tracks.
+enum ObservedProperty {
+  case isLoading, loadError, saveError
+}
+
+/// One thing to tell a reference's observers. Its value, when it has one, travels beside it in
+/// the ``OutboxBatch``.
+enum OutboxEntry {
+  /// A new value, with its commit number; `isFromElsewhere` for a value another process or the
+  /// key's subscription brought, which a newer one from elsewhere may replace while both wait.
+  /// `carriesValue` when there were listeners to keep the value for.
+  case value(sequence: UInt64, isFromElsewhere: Bool, carriesValue: Bool)
+  /// A change of a status property (Observation only).
+  case property(ObservedProperty)
+  /// The value a listener starts from, for that listener only (always carried).
+  case initialValue(listener: Int)
+}
+
+/// A batch of changes taken from a ``ChangeOutbox`` to deliver: the entries, the values of
+/// those that carry one, in order, and the listeners when the batch was taken.
+struct OutboxBatch<Value> {
+  var entries: [OutboxEntry] = []
+  var values: [Value] = []
+  var listeners: ListenerTable<Value>?
+
+  /// Empties the batch for the next one, keeping no buffer.
+  @inline(__always)
+  mutating func removeAll() {
+    entries = []
+    if !values.isEmpty { values = [] }
+    listeners = nil
   }
 }

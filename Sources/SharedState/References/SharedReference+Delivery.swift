@@ -44,39 +44,37 @@ extension SharedReference {
   /// Delivers queued changes on this thread, unless this thread still holds `lock` (it delivers
   /// when it lets go) or another thread is delivering (it takes these too, in order).
   func deliverPendingChanges() {
-    var batch: [ChangeOutbox<Value>.Change] = []
-    var listeners: [Int: ChangeOutbox<Value>.Listener] = [:]
-    var isTaken = lock.withLock {
-      changeDepth == 0 && outbox.beginDelivery(into: &batch, listeners: &listeners)
-    }
+    var batch = OutboxBatch<Value>()
+    var isTaken = lock.withLock { changeDepth == 0 && outbox.beginDelivery(into: &batch) }
     while isTaken {
-      deliver(batch, to: listeners)
+      deliver(batch)
       batch.removeAll()
-      isTaken = lock.withLock { outbox.continueDelivery(into: &batch, listeners: &listeners) }
+      isTaken = lock.withLock { outbox.continueDelivery(into: &batch) }
     }
   }
 
   /// Tells Observation and the listeners, in order, with no lock held.
-  private func deliver(
-    _ changes: [ChangeOutbox<Value>.Change],
-    to listeners: [Int: ChangeOutbox<Value>.Listener]
-  ) {
-    for change in changes {
-      switch change {
-      case let .value(value, sequence, _):
+  private func deliver(_ batch: OutboxBatch<Value>) {
+    // By index: an iterator or an optional of a generic value is a type formed per write.
+    var valueIndex = 0
+    for entry in batch.entries {
+      switch entry {
+      case let .value(sequence, _, carriesValue):
         registrar.withMutation(of: self, keyPath: valuePath) {}
-        for listener in listeners.values where listener.since < sequence {
-          listener.onChange(value)
+        if carriesValue {
+          batch.listeners?.deliver(batch.values[valueIndex], committedAs: sequence)
+          valueIndex += 1
         }
       case let .property(property):
         announce(property)
-      case let .initialValue(value, id):
-        listeners[id]?.onChange(value)
+      case let .initialValue(id):
+        batch.listeners?.deliverInitialValue(batch.values[valueIndex], to: id)
+        valueIndex += 1
       }
     }
   }
 
-  private func announce(_ property: ChangeOutbox<Value>.Property) {
+  private func announce(_ property: ObservedProperty) {
     switch property {
     case .isLoading: registrar.withMutation(of: self, keyPath: isLoadingPath) {}
     case .loadError: registrar.withMutation(of: self, keyPath: loadErrorPath) {}
