@@ -128,7 +128,7 @@ public struct PostgresKey<Value: Sendable>: SharedKey {
 
   /// Writes the value as one statement (``Shared/save()``, a plain assignment). Inside
   /// ``Shared/withLock(_:)`` the write goes through the transaction that `withLock` began instead:
-  /// see ``beginTransaction()``. Never queued: a write that fails now is reported now.
+  /// see ``beginTransaction(receivingChange:)``. Never queued: a write that fails now is reported now.
   public func save(_ value: Value, context: SaveContext, continuation: SaveContinuation) {
     do {
       let json = try encodedJSON(value)
@@ -200,7 +200,7 @@ extension PostgresKey: CrossProcessKey {
   /// Beginning and committing each wait at most the store's timeout. A commit whose answer does
   /// not come in time (or whose connection is lost while it waits) is reported as unconfirmed:
   /// the server may have applied it.
-  package func beginTransaction() -> KeyTransaction<Value> {
+  package func beginTransaction(receivingChange receive: (Result<Value?, any Error>) -> Void) -> any KeyTransaction {
     let transaction: RowTransaction
     do {
       transaction = try RowTransaction(
@@ -208,14 +208,17 @@ extension PostgresKey: CrossProcessKey {
       )
     } catch {
       // Nothing could be read: `withLock` runs no closure and commits nothing.
-      let reason = failure(.unwritable, error)
-      return KeyTransaction(change: nil, readFailure: reason, commit: { _ in throw reason }, end: {})
+      return FailedKeyTransaction(failure(.unwritable, error))
     }
-    return KeyTransaction(
-      change: change(since: transaction.row),
-      commit: { [self] value in try commit(value, in: transaction) },
-      end: { [self] in transaction.rollBack(by: hub.deadline()) }
-    )
+    if let change = change(since: transaction.row) { receive(change) }
+    return PostgresKeyTransaction(row: transaction, hub: hub)
+  }
+
+  package func commit(_ value: Value, through transaction: any KeyTransaction) throws {
+    guard let transaction = transaction as? PostgresKeyTransaction else {
+      throw transaction.readFailure ?? failure(.unwritable, TransactionOfAnotherKind())
+    }
+    try commit(value, in: transaction.row)
   }
 
   /// The locked row's value when another process wrote it since this process last read or

@@ -5,7 +5,7 @@ import PostgresNIO
 /// its own, `BEGIN` and the row's lock, then either the write and `COMMIT`, or `ROLLBACK`. The
 /// connection goes back to the pool after either, or is closed when anything failed.
 ///
-/// Used on one thread from beginning to end, like the `KeyTransaction` that holds it.
+/// Used on one thread from beginning to end, like the `PostgresKeyTransaction` that holds it.
 final class RowTransaction {
   /// A commit that failed: nothing was committed, or (``isUnconfirmed``) nobody here knows.
   struct CommitFailure: Error {

@@ -253,22 +253,33 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
 }
 
 extension FileStorageKey: CrossProcessKey {
-  package func beginTransaction() -> KeyTransaction<Value> {
+  package func beginTransaction(receivingChange receive: (Result<Value?, any Error>) -> Void) -> any KeyTransaction {
     let transaction = file.beginTransaction()
-    let change = transaction.change.map { change in
-      change
-        .mapError { unreadable($0) as any Error }
-        .flatMap(decoded)
-    }
-    // Undecodable contents are no read failure: they stay in `change`, and a write on purpose
-    // may replace them.
-    return KeyTransaction(
-      change: change,
-      readFailure: transaction.readFailure.map(unreadable),
-      commit: { value in try commit(value, through: transaction) },
-      end: { transaction.end() }
-    )
+    // A change that could not be read is the read failure; undecodable contents are not: they
+    // are received, and a write on purpose may replace them.
+    if case let .success(state)? = transaction.change { receiveDecoded(state, receive) }
+    guard let failure = transaction.readFailure else { return FileKeyTransaction(file: transaction, readFailure: nil) }
+    return FileKeyTransaction(file: transaction, readFailure: unreadable(failure))
   }
+
+  /// Decodes a change for ``beginTransaction(receivingChange:)``. Never inlined: the generic
+  /// types it forms would otherwise be looked up on every transaction, changed or not.
+  @inline(never)
+  private func receiveDecoded(_ state: FileState, _ receive: (Result<Value?, any Error>) -> Void) {
+    receive(decoded(state))
+  }
+
+  package func commit(_ value: Value, through transaction: any KeyTransaction) throws {
+    guard let transaction = transaction as? FileKeyTransaction else {
+      throw transaction.readFailure ?? TransactionOfAnotherKey()
+    }
+    try commit(value, through: transaction.file)
+  }
+}
+
+/// The error for a commit through a transaction that another kind of key began.
+struct TransactionOfAnotherKey: Error, CustomStringConvertible {
+  var description: String { "the transaction was begun by another kind of key" }
 }
 
 extension FileStorageKey: CustomStringConvertible {

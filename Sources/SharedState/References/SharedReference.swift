@@ -31,7 +31,7 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
   private var subscription: SharedSubscription?
   /// The cross-process transaction of the `withLock` running now (on the thread that holds
   /// `lock`): saves made inside it commit through it instead of beginning their own.
-  private var openTransaction: KeyTransaction<Value>?
+  private var openTransaction: (any KeyTransaction)?
   /// Whether the key's subscription is still to be started (a flag, not a closure: a program
   /// may open thousands of keys).
   private var isSubscriptionPending = false
@@ -194,7 +194,10 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
     try changing {
       // A nested `withLock` on the same state runs inside the outer transaction.
       guard let crossProcessKey, openTransaction == nil else { return try mutate(body) }
-      let transaction = crossProcessKey.beginTransaction()
+      // Another process may have written since this one last read: start from its value.
+      let transaction = crossProcessKey.beginTransaction { change in
+        apply(change, finishesLoading: false, isFromElsewhere: false)
+      }
       openTransaction = transaction
       defer {
         openTransaction = nil
@@ -204,10 +207,6 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
       if let readFailure = transaction.readFailure {
         setSaveError(readFailure)
         return try refuse(body)
-      }
-      // Another process may have written since this one last read: start from its value.
-      if let change = transaction.change {
-        apply(change, finishesLoading: false, isFromElsewhere: false)
       }
       return try mutate(body)
     }
@@ -231,10 +230,10 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
     var newValue = storedValue
     let result = try body(&newValue)
     if let areEqual, areEqual(storedValue, newValue) { return result }
-    if let openTransaction {
+    if let openTransaction, let crossProcessKey {
       // Committed first: a value that could not be stored is never announced.
       do {
-        try openTransaction.commit(newValue)
+        try crossProcessKey.commit(newValue, through: openTransaction)
       } catch {
         setSaveError(error)
         return result

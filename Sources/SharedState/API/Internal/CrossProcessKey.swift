@@ -6,5 +6,14 @@
 package protocol CrossProcessKey<Value>: SharedKey {
   /// Begins a read-modify-write of the stored value that excludes every other thread and
   /// process until it ends: see ``KeyTransaction``.
-  func beginTransaction() -> KeyTransaction<Value>
+  ///
+  /// - Parameter receive: Called before this returns, and only when the stored value changed
+  ///   since the key last read or wrote it and the transaction has no read failure: with the
+  ///   value (`nil` when nothing is stored any more), or the error when it cannot be decoded.
+  ///   Not stored: the common case, nothing changed, forms no generic value at all.
+  func beginTransaction(receivingChange receive: (Result<Value?, any Error>) -> Void) -> any KeyTransaction
+
+  /// Stores `value`, atomically, through `transaction` (begun by this key); a commit that throws
+  /// stored nothing.
+  func commit(_ value: Value, through transaction: any KeyTransaction) throws
 }

@@ -110,11 +110,18 @@ public struct AppStorageKey<Value: Sendable>: SharedKey {
 }
 
 extension AppStorageKey: CrossProcessKey {
-  package func beginTransaction() -> KeyTransaction<Value> {
+  package func beginTransaction(receivingChange receive: (Result<Value?, any Error>) -> Void) -> any KeyTransaction {
     switch file {
-    case let .success(file): file.beginTransaction()
+    case let .success(file): file.beginTransaction(receivingChange: receive)
     // A key that has no file has no current value either.
-    case let .failure(error): KeyTransaction(change: nil, readFailure: error, commit: { _ in throw error }, end: {})
+    case let .failure(error): FailedKeyTransaction(error)
+    }
+  }
+
+  package func commit(_ value: Value, through transaction: any KeyTransaction) throws {
+    switch file {
+    case let .success(file): try file.commit(value, through: transaction)
+    case let .failure(error): throw error
     }
   }
 }

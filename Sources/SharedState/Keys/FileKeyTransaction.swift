@@ -1,0 +1,15 @@
+/// A `withLock` of a file or app-storage key: the file's transaction, with its read failure in
+/// the key's words (a ``FileStorageError``).
+final class FileKeyTransaction: KeyTransaction {
+  let file: any FileTransaction
+  let readFailure: (any Error)?
+
+  init(file: any FileTransaction, readFailure: FileStorageError?) {
+    self.file = file
+    self.readFailure = readFailure
+  }
+
+  func end() {
+    file.end()
+  }
+}
