@@ -5,7 +5,12 @@ import Synchronization
 /// swift-sharing does), while views derived from it (`$x.name`, `$x.read { … }`) keep the state
 /// they were derived from.
 final class ProjectionBox<Projection: Sendable>: Sendable {
-  private let projection: Mutex<Projection>
+  /// Guards `projection`. A lock of no generic type: a `Mutex<Projection>` would be a generic
+  /// type looked up at run time on every read through the box (every `withLock`, every read of a
+  /// property).
+  private let lock = Mutex(())
+  /// Read and written only while `lock` is held.
+  private nonisolated(unsafe) var projection: Projection
   /// Told after each re-pointing, and whether to announce the new state's current value:
   /// publishers follow the box to its new state.
   private let repointListeners = Mutex<(next: Int, listeners: [Int: @Sendable (Bool) -> Void])>(
@@ -13,11 +18,11 @@ final class ProjectionBox<Projection: Sendable>: Sendable {
   )
 
   init(_ projection: Projection) {
-    self.projection = Mutex(projection)
+    self.projection = projection
   }
 
   var current: Projection {
-    projection.withLock { $0 }
+    lock.withLock { _ in projection }
   }
 
   /// Points the box at `newProjection`.
@@ -27,7 +32,7 @@ final class ProjectionBox<Projection: Sendable>: Sendable {
   ///   `load(_:)` of a key that has no state in the process yet): as in swift-sharing, they
   ///   then send only what the load brings.
   func repoint(to newProjection: Projection, announcesCurrentValue: Bool = true) {
-    projection.withLock { $0 = newProjection }
+    lock.withLock { _ in projection = newProjection }
     let listeners = repointListeners.withLock { Array($0.listeners.values) }
     for listener in listeners { listener(announcesCurrentValue) }
   }
