@@ -1,3 +1,4 @@
+import Synchronization
 import SystemPackage
 
 /// The paths a stored file on disk uses beside its target, all in the target's directory.
@@ -20,6 +21,20 @@ final class CompanionPaths: Sendable {
   let lock: FilePath
   /// The scratch file.
   let scratch: FilePath
+  // The two paths every transaction names, as C strings, made at the first transaction that
+  // needs them: a program may open thousands of files and never write most of them.
+  private let platformTarget = AtomicLazyReference<PlatformPath>()
+  private let platformScratch = AtomicLazyReference<PlatformPath>()
+
+  /// The target, as the system calls of a transaction take it.
+  var targetForCalls: PlatformPath {
+    platformTarget.load() ?? platformTarget.storeIfNil(PlatformPath(target))
+  }
+
+  /// The scratch file, as the system calls of a transaction take it.
+  var scratchForCalls: PlatformPath {
+    platformScratch.load() ?? platformScratch.storeIfNil(PlatformPath(scratch))
+  }
 
   /// The suffixes of companion file names, for code that lists a directory.
   static let lockSuffix = ".sharedstate-lock"

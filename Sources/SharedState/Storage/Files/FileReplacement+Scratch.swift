@@ -73,7 +73,7 @@ extension FileReplacement {
   ///
   /// - Returns: The inode, and its status now.
   private func prepareScratch() throws -> (OpenInode, Stat) {
-    let status = try paths.scratch.entryStatusIfPresent()
+    let status = try paths.scratchForCalls.entryStatusIfPresent()
     if let atScratch, let status, atScratch.isInode(of: status), status.linkCount == 1 {
       return (atScratch, status)
     }

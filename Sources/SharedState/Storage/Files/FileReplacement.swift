@@ -123,7 +123,7 @@ final class FileReplacement {
   private func exchangeIntoPlace() throws -> Bool {
     let failure: Errno
     do {
-      try paths.scratch.exchange(with: paths.target)
+      try paths.scratchForCalls.exchange(with: paths.targetForCalls)
       return true
     } catch {
       failure = error

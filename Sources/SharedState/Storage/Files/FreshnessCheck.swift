@@ -43,13 +43,16 @@ struct FreshnessCheck {
   ///   - limit: The most bytes of contents to take from the page.
   ///   - isLocked: Whether the caller holds the exclusive lock: an odd sequence is then a writer
   ///     that died mid-write, and the look reports a change rather than `.busy`.
+  ///   - inTransaction: Whether a transaction (which holds the exclusive lock) looks: see
+  ///     ``lookUpTarget(inTransaction:)``.
   func look(
     at knowledge: () -> FileKnowledge,
     sequence: UInt64,
     page: CoordinationPage?,
     waiting: Bool,
     limit: Int,
-    isLocked: Bool = false
+    isLocked: Bool = false,
+    inTransaction: Bool = false
   ) -> Look {
     let sequence = isLocked ? sequence : settledSequence(sequence, page: page, knowledge: knowledge, waiting: waiting)
     let known = knowledge()
@@ -58,7 +61,7 @@ struct FreshnessCheck {
       // Someone else's write: its event follows. No need to look at the target.
       return Look(freshness: .busy, target: nil, sequence: sequence)
     }
-    let target = lookUpTarget()
+    let target = lookUpTarget(inTransaction: inTransaction)
     guard case let .success(status) = target else { return Look(freshness: .changed(nil), target: target, sequence: sequence) }
     let identity = status.map(FileIdentity.init)
     let freshness: Freshness
@@ -104,9 +107,15 @@ struct FreshnessCheck {
   }
 
   /// The entry at the target name (`nil`: none), or the error looking it up. One `fstatat`.
-  func lookUpTarget() -> Result<Stat?, Errno> {
+  ///
+  /// - Parameter inTransaction: Whether a transaction looks: then through the target's C string,
+  ///   made once (see ``CompanionPaths/targetForCalls``). Other looks (loads, events) do not make
+  ///   one: a program may open thousands of keys it never writes.
+  func lookUpTarget(inTransaction: Bool = false) -> Result<Stat?, Errno> {
     do {
-      return .success(try paths.target.entryStatusIfPresent())
+      return .success(
+        try inTransaction ? paths.targetForCalls.entryStatusIfPresent() : paths.target.entryStatusIfPresent()
+      )
     } catch {
       return .failure(error)
     }

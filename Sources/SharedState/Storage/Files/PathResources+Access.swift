@@ -47,7 +47,7 @@ extension PathResources {
   func readLocked(limit: Int) throws -> FileKnowledge {
     try lock.withSharedLock(keepingOpen: keepsDescriptors) { _ in
       defer { closeDescriptorsUnlessKept() }
-      let refresh = refreshHoldingLock(FileKnowledge(), limit: limit)
+      let refresh = refreshHoldingLock(FileKnowledge(), limit: limit, inTransaction: false)
       if case let .failure(error)? = refresh.change { throw error }
       return refresh.knowledge
     }
@@ -58,7 +58,7 @@ extension PathResources {
   /// - Throws: Why the lock could not be taken; nothing is held then.
   func beginTransaction(_ known: FileKnowledge, limit: Int) throws -> Refresh {
     try lock.lockExclusively()
-    return refreshHoldingLock(known, limit: limit)
+    return refreshHoldingLock(known, limit: limit, inTransaction: true)
   }
 
   /// Releases the exclusive lock.
@@ -67,11 +67,11 @@ extension PathResources {
     lock.unlock(keepingOpen: keepsDescriptors)
   }
 
-  /// Brings `known` up to date. Call holding a lock.
-  private func refreshHoldingLock(_ known: FileKnowledge, limit: Int) -> Refresh {
+  /// Brings `known` up to date. Call holding a lock: the exclusive one when `inTransaction`.
+  private func refreshHoldingLock(_ known: FileKnowledge, limit: Int, inTransaction: Bool) -> Refresh {
     let look = freshness.look(
       at: { known }, sequence: lock.lockedSequence(), page: lock.page(mapping: false),
-      waiting: false, limit: limit, isLocked: true
+      waiting: false, limit: limit, isLocked: true, inTransaction: inTransaction
     )
     let status: Stat?
     do {
