@@ -8,7 +8,8 @@
 #               beside two floors: the same file protocol in C (scripts/bench/protocol_counter.c,
 #               the writer's system calls only, no Swift, no JSON), without watching ("C floor")
 #               and with every process watching the directory as SharedState's do by default
-#               ("C watching": a thread reading inotify events and the page). Each figure is
+#               ("C watching": a thread reading inotify events, with the calls libinotifytools
+#               makes for each batch, and the page). Each figure is
 #               the median of --repeat runs, the kinds interleaved; ratios are to SQLite's median
 #               of the same run, and "noise" is the spread of SQLite's own runs around it
 #   latency     from a write in one process to the change seen in another: p50, p99, max over

@@ -8,15 +8,15 @@
 //   [fsync of the directory], the page's seqlock update, fcntl(F_UNLCK).
 //
 // With `watch`, the process also watches FILE's directory as every SharedState process does: a
-// thread blocked in read() on an inotify descriptor (the events SharedState asks for), which for
-// each event naming FILE looks as the library's FreshnessCheck does: the page's sequence, then,
-// unless a write is under way, the entry at FILE (fstatat: the identity that tells a program
-// that takes no lock from a cooperating writer), and takes the value from the page under its
-// seqlock when either changed;
-// and which paces its reading as the library's does (Storage/Watching/ReadingPace.swift): a
-// wake-up less than 1 ms after the previous one is a burst, and in a burst it waits again no
-// sooner than 100 µs after the last wake-up. That is the floor of the default configuration,
-// where every process watches.
+// thread reading an inotify descriptor (the events SharedState asks for) as libinotifytools,
+// through which the library must read, does for each batch: select(), ioctl(FIONREAD), read().
+// For each event naming FILE it looks as the library's FreshnessCheck does: the page's sequence,
+// then, unless a write is under way, the entry at FILE (fstatat: the identity that tells a
+// program that takes no lock from a cooperating writer), and takes the value from the page under
+// its seqlock when either changed; and it paces its reading as the library's does
+// (Storage/Watching/ReadingPace.swift): a wake-up less than 1 ms after the previous one is a
+// burst, and in a burst it waits again no sooner than 100 µs after the last wake-up. That is
+// the floor of the default configuration, where every process watches.
 //
 // usage: protocol_counter FILE TIMES START_AT_UNIX_NS [fsync] [watch]
 #define _GNU_SOURCE
@@ -29,7 +29,9 @@
 #include <string.h>
 #include <pthread.h>
 #include <sys/inotify.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/select.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -92,6 +94,17 @@ static void *watch_directory(void *argument) {
       if (left > 0) nanosleep(&(struct timespec){0, left}, NULL);
     }
     long long start = monotonic_ns();
+    // libinotifytools' inotifytools_next_event(): select() until the descriptor is readable,
+    // ioctl(FIONREAD) until a whole event is there, then one read() of all that is queued.
+    fd_set readable;
+    FD_ZERO(&readable);
+    FD_SET(watch->inotify, &readable);
+    if (select(watch->inotify + 1, &readable, NULL, NULL, NULL) < 0) {
+      if (errno == EINTR) continue;
+      return NULL;
+    }
+    int queued = 0;
+    if (ioctl(watch->inotify, FIONREAD, &queued) < 0) return NULL;
     ssize_t length = read(watch->inotify, buffer, sizeof buffer);
     long long end = monotonic_ns();
     if (end - start >= 10000) {  // a wake-up, not events already queued

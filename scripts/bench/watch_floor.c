@@ -1,7 +1,8 @@
 // The floor under `shared-demo ping` -> `shared-demo watch`: the same path in a few lines of C,
 // measured in the same run as the library (scripts/bench/watcher.sh).
 //
-//   watch_floor watch DIR NAME     waits in select() on an inotify descriptor watching DIR; for
+//   watch_floor watch DIR NAME     waits in select() on an inotify descriptor watching DIR (and
+//                                  asks ioctl(FIONREAD), as libinotifytools does); for
 //                                  each rename onto NAME, reads the file and prints
 //                                  '<unix-ns-now> <contents>'; ends when the contents are -1.
 //   watch_floor write DIR NAME N US [watching]
@@ -25,6 +26,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/inotify.h>
+#include <sys/ioctl.h>
 #include <sys/select.h>
 #include <time.h>
 #include <unistd.h>
@@ -47,11 +49,14 @@ static int watch(const char *dir, const char *name) {
   fflush(stdout);
   char buffer[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
   for (;;) {
-    // libinotifytools waits with select() before each read: so does this.
+    // libinotifytools waits with select() and asks ioctl(FIONREAD) before each read: so does
+    // this.
     fd_set set;
     FD_ZERO(&set);
     FD_SET(fd, &set);
     if (select(fd + 1, &set, NULL, NULL, NULL) < 0) continue;
+    int queued = 0;
+    if (ioctl(fd, FIONREAD, &queued) < 0) continue;
     ssize_t length = read(fd, buffer, sizeof buffer);
     if (length <= 0) continue;
     for (char *at = buffer; at < buffer + length;) {
@@ -87,6 +92,8 @@ static void *watch_own_writes(void *argument) {
     FD_ZERO(&set);
     FD_SET(own->inotify, &set);
     if (select(own->inotify + 1, &set, NULL, NULL, NULL) < 0) continue;
+    int queued = 0;
+    if (ioctl(own->inotify, FIONREAD, &queued) < 0) continue;
     ssize_t length = read(own->inotify, buffer, sizeof buffer);
     if (length <= 0) continue;
     for (char *at = buffer; at < buffer + length;) {
