@@ -165,6 +165,16 @@ struct FileStorageKeyTests {
     #expect(!CompanionPaths.isCompanion("v.json"))
   }
 
+  /// The watcher tells companion files from targets on the name's bytes, before it makes a
+  /// `String` of it: both checks must agree.
+  @Test(arguments: [
+    ".v.json.sharedstate-lock", ".v.json.sharedstate-scratch", ".sharedstate-lock", "v.json", ".v.json",
+    "v.json.sharedstate-lock", ".v.json.sharedstate-lock~", ".v.json.sharedstate-scratc", "", ".",
+  ])
+  func companionNamesAreToldTheSameWayFromBytes(_ name: String) {
+    #expect(name.withCString { CompanionPaths.isCompanion(systemName: $0) } == CompanionPaths.isCompanion(name))
+  }
+
   @Test func permissionsSomeoneSetAreKeptAcrossWrites() async throws {
     let directory = try TemporaryDirectory()
     let file = directory.path("private.json")

@@ -1,6 +1,10 @@
 import Synchronization
 import SystemPackage
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// The paths a stored file on disk uses beside its target, all in the target's directory.
 ///
 /// - `.NAME.sharedstate-lock`: never renamed or replaced, so that every process locks the same
@@ -57,5 +61,25 @@ final class CompanionPaths: Sendable {
   /// Whether a file name is a companion of some target, not a target itself.
   static func isCompanion(_ name: String) -> Bool {
     name.hasPrefix(".") && (name.hasSuffix(lockSuffix) || name.hasSuffix(scratchSuffix))
+  }
+
+  /// ``isCompanion(_:)`` of a name as the system gives it, compared byte for byte (companion
+  /// names are made by appending a suffix), without making a `String` of it.
+  static func isCompanion(systemName name: UnsafePointer<CChar>) -> Bool {
+    guard name.pointee == CChar(UInt8(ascii: ".")) else { return false }
+    let length = strlen(name)
+    return endsWith(name, length, lockSuffixBytes) || endsWith(name, length, scratchSuffixBytes)
+  }
+
+  private static let lockSuffixBytes = Array(lockSuffix.utf8)
+  private static let scratchSuffixBytes = Array(scratchSuffix.utf8)
+
+  private static func endsWith(_ name: UnsafePointer<CChar>, _ length: Int, _ suffix: [UInt8]) -> Bool {
+    guard length >= suffix.count else { return false }
+    let start = length - suffix.count
+    for (offset, byte) in suffix.enumerated() where UInt8(bitPattern: name[start + offset]) != byte {
+      return false
+    }
+    return true
   }
 }

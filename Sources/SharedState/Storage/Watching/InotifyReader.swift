@@ -295,7 +295,8 @@ final class InotifyReader: @unchecked Sendable {
 
   /// Acts on one event; returns the registrations the caller must deliver.
   private func handle(_ event: InotifyEvent) -> [FileWatchRegistration] {
-    if event.descriptor == wakeDescriptor { return [] }
+    // A companion file's events carry a name, so none of them ends a watch: nothing to do.
+    if event.descriptor == wakeDescriptor || event.isAboutCompanionFile { return [] }
     if event.events.contains(.queueOverflowed) {
       watcher.resynchronizeAll()
       return []

@@ -69,11 +69,19 @@ enum InotifyTools {
       let error = inotifytools_error()
       return .failure(error == 0 ? .ioError : Errno(rawValue: error))
     }
+    let events = InotifyEvents(rawValue: event.pointee.mask)
+    let descriptor = WatchDescriptor(rawValue: event.pointee.wd)
+    guard let name = shared_state_event_name(event) else {
+      return .success(InotifyEvent(descriptor: descriptor, events: events, name: ""))
+    }
+    // Half of a write's events name its scratch file: they are dropped without a copy.
+    let isAboutCompanionFile = !events.contains(.isDirectory) && CompanionPaths.isCompanion(systemName: name)
     return .success(
       InotifyEvent(
-        descriptor: WatchDescriptor(rawValue: event.pointee.wd),
-        events: InotifyEvents(rawValue: event.pointee.mask),
-        name: String(cString: shared_state_event_name(event))
+        descriptor: descriptor,
+        events: events,
+        name: isAboutCompanionFile ? "" : String(cString: name),
+        isAboutCompanionFile: isAboutCompanionFile
       )
     )
   }
