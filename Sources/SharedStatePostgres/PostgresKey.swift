@@ -216,7 +216,7 @@ extension PostgresKey: CrossProcessKey {
 
   package func commit(_ value: Value, through transaction: any KeyTransaction) throws {
     guard let transaction = transaction as? PostgresKeyTransaction else {
-      throw transaction.readFailure ?? failure(.unwritable, TransactionOfAnotherKind())
+      throw transaction.readFailure ?? failure(.unwritable, TransactionOfAnotherKey())
     }
     try commit(value, in: transaction.row)
   }

@@ -17,8 +17,3 @@ final class PostgresKeyTransaction: KeyTransaction {
     row.rollBack(by: hub.deadline())
   }
 }
-
-/// The error for a commit through a transaction that another kind of key began.
-struct TransactionOfAnotherKind: Error, CustomStringConvertible {
-  var description: String { "the transaction was begun by another kind of key" }
-}

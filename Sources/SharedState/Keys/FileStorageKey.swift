@@ -258,6 +258,7 @@ extension FileStorageKey: CrossProcessKey {
     // A change that could not be read is the read failure; undecodable contents are not: they
     // are received, and a write on purpose may replace them.
     if case let .success(state)? = transaction.change { receiveDecoded(state, receive) }
+    // Not `readFailure.map(unreadable)`: that closure's context would be allocated on every write.
     guard let failure = transaction.readFailure else { return FileKeyTransaction(file: transaction, readFailure: nil) }
     return FileKeyTransaction(file: transaction, readFailure: unreadable(failure))
   }
@@ -275,11 +276,6 @@ extension FileStorageKey: CrossProcessKey {
     }
     try commit(value, through: transaction.file)
   }
-}
-
-/// The error for a commit through a transaction that another kind of key began.
-struct TransactionOfAnotherKey: Error, CustomStringConvertible {
-  var description: String { "the transaction was begun by another kind of key" }
 }
 
 extension FileStorageKey: CustomStringConvertible {

@@ -18,6 +18,12 @@ package protocol KeyTransaction: AnyObject {
   func end()
 }
 
+/// The error for a commit through a transaction that another kind of key began.
+package struct TransactionOfAnotherKey: Error, CustomStringConvertible {
+  package init() {}
+  package var description: String { "the transaction was begun by another kind of key" }
+}
+
 /// A transaction that could not begin: it holds nothing, and its keys commit nothing through it.
 package final class FailedKeyTransaction: KeyTransaction {
   package let readFailure: (any Error)?

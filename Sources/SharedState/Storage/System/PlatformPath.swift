@@ -10,7 +10,7 @@ import SystemPackage
 /// `FilePath` makes its C string on each call, through swift-system's generic closures, which
 /// run unspecialised here: about a tenth of a write's time in user space went to that for the
 /// three paths a write names. The paths a write names on every transaction are kept in this form
-/// (see ``CompanionPaths/platform``).
+/// (see ``CompanionPaths/targetForCalls`` and ``CompanionPaths/scratchForCalls``).
 final class PlatformPath: Sendable {
   let path: FilePath
   /// `path`'s bytes and a final NUL. Safe to share (hence `nonisolated(unsafe)`): written once,
