@@ -10,4 +10,8 @@ struct InotifyEvent: Sendable, Equatable {
   /// Whether it is about a companion file (a lock or scratch file, not a directory), which no
   /// registration follows: half of a write's events. Its name is not copied.
   var isAboutCompanionFile = false
+  /// Whether the library read it from the kernel in the call that returned it (the first event
+  /// of a read), rather than from what an earlier read left in its buffer. Every event of one
+  /// read was queued before the first of them was returned.
+  var beginsRead = true
 }

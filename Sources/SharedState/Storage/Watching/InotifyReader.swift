@@ -69,6 +69,18 @@ final class InotifyReader: @unchecked Sendable {
   private var backoff = RetryBackoff()
   private var retryDue: Date?
   private var pace = ReadingPace()
+  /// Where the library kept the event it returned last (see ``InotifyTools/nextEvent(lastPlace:)``).
+  private var lastPlace: UInt = 0
+  /// The file events routed since the library last read from the kernel: a look made for one of
+  /// them answers for the same event of the same file later in that read, which was queued
+  /// before it (a write's exchange raises two events on the file's name; a burst, many).
+  private var routedInRead: [RoutedEvent] = []
+
+  private struct RoutedEvent: Equatable {
+    let descriptor: WatchDescriptor
+    let name: String
+    let event: FileWatchEvent
+  }
 
   init(watcher: DirectoryWatcher) {
     self.watcher = watcher
@@ -90,14 +102,21 @@ final class InotifyReader: @unchecked Sendable {
       apply(resynchronizing: [])
       return []
     }
+    var start = MonotonicClock.nanoseconds()
     // In a burst of writes, events gather for a moment so that one wake-up reads many (the
     // delivery threads' timer slack is 1 ns: the pause lasts what it says).
-    if pace.isInBurst { CurrentThread.sleep(nanoseconds: pace.pause(at: MonotonicClock.nanoseconds())) }
-    let start = MonotonicClock.nanoseconds()
-    let next = InotifyTools.nextEvent()
-    pace.waited(from: start, to: MonotonicClock.nanoseconds())
+    if pace.isInBurst, case let pause = pace.pause(at: start), pause > 0 {
+      CurrentThread.sleep(nanoseconds: pause)
+      start = MonotonicClock.nanoseconds()
+    }
+    let next = InotifyTools.nextEvent(lastPlace: &lastPlace)
     switch next {
     case let .success(event):
+      // Only a call that read from the kernel can have waited.
+      if event.beginsRead {
+        pace.waited(from: start, to: MonotonicClock.nanoseconds())
+        routedInRead.removeAll(keepingCapacity: true)
+      }
       return handle(event)
     case .failure:
       // A broken read: start over rather than spin on it.
@@ -149,6 +168,8 @@ final class InotifyReader: @unchecked Sendable {
     InotifyTools.cleanup()
     libraryDescriptor = nil
     wakeDescriptor = nil
+    lastPlace = 0
+    routedInRead = []
   }
 
   // MARK: Applying the plan
@@ -323,12 +344,19 @@ final class InotifyReader: @unchecked Sendable {
       return []
     }
     // A file created empty is written next: its close or its rename into place is what counts.
+    let change: FileWatchEvent
     if event.events.contains(.closedAfterWriting) {
-      return watcher.route(.writtenInPlace, directory: path, name: name)
+      change = .writtenInPlace
     } else if !event.events.isDisjoint(with: [.movedFrom, .movedTo, .deleted]) {
-      return watcher.route(.replaced, directory: path, name: name)
+      change = .replaced
+    } else {
+      return []
     }
-    return []
+    let routed = RoutedEvent(descriptor: event.descriptor, name: name, event: change)
+    if routedInRead.contains(routed) { return [] }
+    // Bounded: a read about many files looks at those past the first few once per event.
+    if routedInRead.count < 16 { routedInRead.append(routed) }
+    return watcher.route(change, directory: path, name: name)
   }
 
   /// Whether the events of the files under the watch `descriptor` (on `path`) count.

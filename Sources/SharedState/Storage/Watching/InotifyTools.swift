@@ -55,10 +55,18 @@ enum InotifyTools {
   ///
   /// One event at a time: asking the library for more busy-waits.
   ///
+  /// The library returns each event where its buffer holds it: the events of one read from the
+  /// kernel one after the other, and the first event of a read at the buffer's start. So an event
+  /// kept at or before the one returned last begins a read (``InotifyEvent/beginsRead``). Should
+  /// a library keep every event at one place, each would count as beginning a read: nothing is
+  /// ever taken for older than it is.
+  ///
   /// The corresponding C function is `inotifytools_next_event(0)`.
   ///
+  /// - Parameter lastPlace: Where the library kept the event returned last (0 before the first,
+  ///   and after the library restarts); updated.
   /// - Returns: The event, or the system's error when reading failed.
-  static func nextEvent() -> Result<InotifyEvent, Errno> {
+  static func nextEvent(lastPlace: inout UInt) -> Result<InotifyEvent, Errno> {
     var next = inotifytools_next_event(0)
     // As every system call of the storage layer: an interrupted wait is begun again, not taken
     // for a broken read (the reading threads block signals, see DeliveryThreads).
@@ -66,13 +74,17 @@ enum InotifyTools {
       next = inotifytools_next_event(0)
     }
     guard let event = next else {
+      lastPlace = 0
       let error = inotifytools_error()
       return .failure(error == 0 ? .ioError : Errno(rawValue: error))
     }
+    let place = UInt(bitPattern: event)
+    let beginsRead = place <= lastPlace || lastPlace == 0
+    lastPlace = place
     let events = InotifyEvents(rawValue: event.pointee.mask)
     let descriptor = WatchDescriptor(rawValue: event.pointee.wd)
     guard let name = shared_state_event_name(event) else {
-      return .success(InotifyEvent(descriptor: descriptor, events: events, name: ""))
+      return .success(InotifyEvent(descriptor: descriptor, events: events, name: "", beginsRead: beginsRead))
     }
     // Half of a write's events name its scratch file: they are dropped without a copy.
     let isAboutCompanionFile = !events.contains(.isDirectory) && CompanionPaths.isCompanion(systemName: name)
@@ -81,7 +93,8 @@ enum InotifyTools {
         descriptor: descriptor,
         events: events,
         name: isAboutCompanionFile ? "" : String(cString: name),
-        isAboutCompanionFile: isAboutCompanionFile
+        isAboutCompanionFile: isAboutCompanionFile,
+        beginsRead: beginsRead
       )
     )
   }
