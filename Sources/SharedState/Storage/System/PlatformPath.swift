@@ -41,8 +41,8 @@ final class PlatformPath: Sendable {
     }
   }
 
-  /// Swaps the files at this path and `other` (one file system) in one atomic step: see
-  /// `FilePath.exchange(with:)`.
+  /// Swaps the files at this path and `other` (one file system) in one atomic step: a process
+  /// opening either path sees one file or the other, never neither.
   ///
   /// The corresponding C call is `renameat2(AT_FDCWD, self, AT_FDCWD, other, RENAME_EXCHANGE)`.
   func exchange(with other: PlatformPath) throws(Errno) {
