@@ -8,6 +8,7 @@ import Testing
 /// are released, and after the value is committed. Real processes (`shared-demo increment` with
 /// an observer of its own) on file storage and on app storage. Serialized: the slow-observer
 /// test times an increment, and the deadlock test's processes would otherwise share the cores.
+/// `scripts/test.sh` runs the slow-observer test in a pass of its own, after the others.
 @Suite(
   "Observers run outside every lock", .serialized, .dependency(\.defaultFileStorage, .fileSystem)
 )

@@ -7,6 +7,7 @@ import Testing
 /// committed and released the row's lock. Real processes (`shared-demo increment` with an
 /// observer of its own), each test on a server of its own. Serialized: the slow-observer test
 /// times an increment, and the other's processes would otherwise share the cores.
+/// `scripts/test.sh` runs the slow-observer test in a pass of its own, after the others.
 @Suite("PostgreSQL observers run outside the row's lock", .serialized, .postgresInstalled)
 struct PostgresObserversOutsideLocksTests {
   @Test func aSlowObserverInOneProcessHoldsUpNoOtherProcess() async throws {
