@@ -26,18 +26,29 @@ final class CompanionPaths: Sendable {
   /// The scratch file.
   let scratch: FilePath
   // The two paths every transaction names, as C strings, made at the first transaction that
-  // needs them: a program may open thousands of files and never write most of them.
-  private let platformTarget = AtomicLazyReference<PlatformPath>()
-  private let platformScratch = AtomicLazyReference<PlatformPath>()
+  // needs them: a program may open thousands of files and never write most of them. A `Mutex`,
+  // not an `AtomicLazyReference`: the latter's `load()` is not inlined into this module, and
+  // looked up its generic metadata at every call, several times per write.
+  private let platformPaths = Mutex<(target: PlatformPath?, scratch: PlatformPath?)>((nil, nil))
 
   /// The target, as the system calls of a transaction take it.
   var targetForCalls: PlatformPath {
-    platformTarget.load() ?? platformTarget.storeIfNil(PlatformPath(target))
+    platformPaths.withLock { paths in
+      if let made = paths.target { return made }
+      let made = PlatformPath(target)
+      paths.target = made
+      return made
+    }
   }
 
   /// The scratch file, as the system calls of a transaction take it.
   var scratchForCalls: PlatformPath {
-    platformScratch.load() ?? platformScratch.storeIfNil(PlatformPath(scratch))
+    platformPaths.withLock { paths in
+      if let made = paths.scratch { return made }
+      let made = PlatformPath(scratch)
+      paths.scratch = made
+      return made
+    }
   }
 
   /// The suffixes of companion file names, for code that lists a directory.
