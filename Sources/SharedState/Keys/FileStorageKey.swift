@@ -308,10 +308,23 @@ extension SharedReaderKey {
     durability: FileDurability = .atomic,
     maximumReadSize: Int = FileStorage.defaultMaximumReadSize
   ) -> Self where Self == FileStorageKey<Value> {
-    FileStorageKey(
+    // An `Int` is written and read without the coders when they are Foundation's own (a
+    // subclass may write otherwise): the same bytes, at a fraction of the cost.
+    let isInteger = Value.self == Int.self
+    let encodesPlainly = isInteger && type(of: encoder) == JSONEncoder.self
+    let decodesPlainly = isInteger && type(of: decoder) == JSONDecoder.self
+    return FileStorageKey(
       url: url,
-      decode: { try decoder.decode(Value.self, from: $0) },
-      encode: { try encoder.encode($0) },
+      decode: { data in
+        if decodesPlainly, let integer = JSONInteger.value(in: data) {
+          return JSONInteger.value(integer, as: Value.self)
+        }
+        return try decoder.decode(Value.self, from: data)
+      },
+      encode: { value in
+        if encodesPlainly { return JSONInteger.text(of: JSONInteger.integer(value)) }
+        return try encoder.encode(value)
+      },
       durability: durability,
       maximumReadSize: maximumReadSize
     )
