@@ -339,8 +339,8 @@ final class InotifyReader: @unchecked Sendable {
       }
       return []
     }
-    // The name first: half of a write's events are about its scratch file.
-    guard !name.isEmpty, !CompanionPaths.isCompanion(name), countsFiles(of: event.descriptor, at: path) else {
+    // Companion files' events were dropped above, from the name as the kernel gave it.
+    guard !name.isEmpty, countsFiles(of: event.descriptor, at: path) else {
       return []
     }
     // A file created empty is written next: its close or its rename into place is what counts.
