@@ -9,9 +9,13 @@
 //   delivery-probe immediate FILE LAST    synchronous main that chose .immediate and blocks.
 //   delivery-probe blocked FILE           synchronous main that keeps the default and never
 //                                         runs the main queue.
+//   delivery-probe policies FILE LAST     as immediate, printing the scheduling policies of the
+//                                         library's threads (at `ready`), of the thread each
+//                                         value reaches, and of a thread started from there.
 import Foundation
 import OpenCombineShim
 import SharedState
+import Synchronization
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 3 else {
@@ -69,6 +73,40 @@ func follow(until last: Int?) -> AnyCancellable {
   }
 }
 
+/// The kernel's scheduling policy of the thread `task` of this process (0: the calling thread).
+@Sendable func policy(ofTask task: Int32 = 0) -> String {
+  // SCHED_OTHER and SCHED_BATCH, which the C header defines only for _GNU_SOURCE.
+  switch sched_getscheduler(task) {
+  case 0: "default"
+  case 3: "batch"
+  case let other: "policy\(other)"
+  }
+}
+
+/// The policies of the library's threads (named `SharedState`), each once, sorted.
+@Sendable func libraryThreadPolicies() -> String {
+  let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+  let policies = tasks.compactMap { task -> String? in
+    let name = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)
+    guard name?.trimmingCharacters(in: .whitespacesAndNewlines) == "SharedState", let id = Int32(task) else { return nil }
+    return policy(ofTask: id)
+  }
+  return Set(policies).sorted().joined(separator: ",")
+}
+
+/// The policy of a thread started from the calling one.
+@Sendable func policyOfAThreadStartedHere() -> String {
+  let started = DispatchSemaphore(value: 0)
+  let found = Mutex("")
+  let thread = Thread {
+    found.withLock { $0 = policy() }
+    started.signal()
+  }
+  thread.start()
+  started.wait()
+  return found.withLock { $0 }
+}
+
 switch mode {
 case "main-actor":
   let model = Model()
@@ -82,6 +120,15 @@ case "immediate":
   SharedChangeDelivery.default = .immediate
   let observer = follow(until: last)
   line("ready")
+  withExtendedLifetime(observer) { while true { sleep(1) } }
+case "policies":
+  SharedChangeDelivery.default = .immediate
+  let count = Shared(wrappedValue: 0, .fileStorage(url))
+  let observer = count.publisher.sink { @Sendable value in
+    line("value \(value) observer \(policy()) started \(policyOfAThreadStartedHere())")
+    if value == last { exit(0) }
+  }
+  line("ready library \(libraryThreadPolicies())")
   withExtendedLifetime(observer) { while true { sleep(1) } }
 case "blocked":
   let observer = follow(until: nil)

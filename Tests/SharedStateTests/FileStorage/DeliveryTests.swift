@@ -43,6 +43,20 @@ struct DeliveryTests {
     #expect(try await program.waitForExit() == 0)
   }
 
+  /// The library's threads wait and read under the kernel's batch policy, so that a reader woken
+  /// by a write does not preempt a writer holding the file's lock; the program's code they run,
+  /// and the threads it starts, run under the program's own policy.
+  @Test func observersOnTheLibrarysThreadsRunUnderTheProgramsSchedulingPolicy() async throws {
+    let directory = try TemporaryDirectory()
+    let file = directory.path("count.json")
+    let program = try DemoProcess(executable: Self.probe, arguments: ["policies", file, "5"])
+    #expect(try await program.nextLine() == "value 0 observer default started default")
+    #expect(try await program.nextLine() == "ready library batch")
+    try await set(file, 5)
+    #expect(try await program.nextLine() == "value 5 observer default started default")
+    #expect(try await program.waitForExit() == 0)
+  }
+
   @Test func aProgramWhoseMainQueueNeverRunsIsToldWhatToChoose() async throws {
     let directory = try TemporaryDirectory()
     let file = directory.path("count.json")

@@ -54,9 +54,12 @@ extension DiskFile {
         return state.isRecheckScheduled
       }
       if isScheduled { return }
-      DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(10)) { [self] in
-        state.withLock { $0.isRecheckScheduled = false }
-        if lookNow() != .unchanged { onEvent(.replaced) }
+      // Dispatch may start a thread here, which would inherit a delivery thread's batch policy.
+      CurrentThread.withDefaultScheduling {
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(10)) { [self] in
+          state.withLock { $0.isRecheckScheduled = false }
+          if lookNow() != .unchanged { onEvent(.replaced) }
+        }
       }
     }
   }

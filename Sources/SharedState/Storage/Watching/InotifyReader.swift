@@ -256,8 +256,11 @@ final class InotifyReader: @unchecked Sendable {
     } else if retryDue == nil {
       let pause = backoff.failed()
       retryDue = Date().addingTimeInterval(pause.seconds)
-      DispatchQueue.global().asyncAfter(deadline: .now() + pause.seconds) { [watcher] in
-        watcher.wakeReader()
+      // Dispatch may start a thread here, which would inherit the reading thread's batch policy.
+      CurrentThread.withDefaultScheduling {
+        DispatchQueue.global().asyncAfter(deadline: .now() + pause.seconds) { [watcher] in
+          watcher.wakeReader()
+        }
       }
     }
   }
