@@ -15,8 +15,9 @@
 // program that takes no lock from a cooperating writer), and takes the value from the page under
 // its seqlock when either changed; and it paces its reading as the library's does
 // (Storage/Watching/ReadingPace.swift): a wake-up less than 1 ms after the previous one is a
-// burst, and in a burst it waits again no sooner than 100 µs after the last wake-up. That is
-// the floor of the default configuration, where every process watches.
+// burst, and in a burst it waits again no sooner than 100 µs after the last wake-up; and it runs
+// under SCHED_BATCH, as the library's threads do. That is the floor of the default
+// configuration, where every process watches.
 //
 // usage: protocol_counter FILE TIMES START_AT_UNIX_NS [fsync] [watch]
 #define _GNU_SOURCE
