@@ -81,8 +81,8 @@ int shared_state_set_timer_slack(unsigned long nanoseconds) {
   return prctl(PR_SET_TIMERSLACK, nanoseconds, 0, 0, 0);
 }
 
-int shared_state_schedules_by_default(void) {
-  return sched_getscheduler(0) == SCHED_OTHER;
+int shared_state_program_schedules_by_default(void) {
+  return sched_getscheduler(getpid()) == SCHED_OTHER;
 }
 
 /// Whether this thread was put under SCHED_BATCH by shared_state_set_batch_scheduling.

@@ -9,9 +9,14 @@
 //   delivery-probe immediate FILE LAST    synchronous main that chose .immediate and blocks.
 //   delivery-probe blocked FILE           synchronous main that keeps the default and never
 //                                         runs the main queue.
-//   delivery-probe policies FILE LAST     as immediate, printing the scheduling policies of the
-//                                         library's threads (at `ready`), of the thread each
-//                                         value reaches, and of a thread started from there.
+//   delivery-probe policies FILE DELIVERY synchronous main with DELIVERY (`immediate`, or
+//                                         `custom`, whose schedule runs the work at once and
+//                                         prints `schedule POLICY`); prints the scheduling
+//                                         policies of the library's threads once they settle
+//                                         (`ready library …`), of the thread each value reaches
+//                                         and of a thread started there; after a value then 0
+//                                         (the file removed), the library's threads again
+//                                         (`after library …`), and exits 0.
 import Foundation
 import OpenCombineShim
 import SharedState
@@ -94,6 +99,17 @@ func follow(until last: Int?) -> AnyCancellable {
   return Set(policies).sorted().joined(separator: ",")
 }
 
+/// ``libraryThreadPolicies()`` once no library thread runs under the default policy, or after
+/// five seconds, whichever comes first.
+@Sendable func settledLibraryThreadPolicies() -> String {
+  for _ in 0..<500 {
+    let policies = libraryThreadPolicies()
+    if !policies.isEmpty, !policies.contains("default") { return policies }
+    usleep(10_000)
+  }
+  return libraryThreadPolicies()
+}
+
 /// The policy of a thread started from the calling one.
 @Sendable func policyOfAThreadStartedHere() -> String {
   let started = DispatchSemaphore(value: 0)
@@ -122,14 +138,29 @@ case "immediate":
   line("ready")
   withExtendedLifetime(observer) { while true { sleep(1) } }
 case "policies":
-  SharedChangeDelivery.default = .immediate
+  if arguments.count > 3, arguments[3] == "custom" {
+    SharedChangeDelivery.default = .custom("probe") { work in
+      line("schedule \(policy())")
+      work()
+    }
+  } else {
+    SharedChangeDelivery.default = .immediate
+  }
+  let removed = DispatchSemaphore(value: 0)
+  let sawValue = Mutex(false)
   let count = Shared(wrappedValue: 0, .fileStorage(url))
   let observer = count.publisher.sink { @Sendable value in
     line("value \(value) observer \(policy()) started \(policyOfAThreadStartedHere())")
-    if value == last { exit(0) }
+    let isRemoval = sawValue.withLock { sawValue in
+      defer { sawValue = sawValue || value != 0 }
+      return sawValue && value == 0
+    }
+    if isRemoval { removed.signal() }
   }
-  line("ready library \(libraryThreadPolicies())")
-  withExtendedLifetime(observer) { while true { sleep(1) } }
+  line("ready library \(settledLibraryThreadPolicies())")
+  if removed.wait(timeout: .now() + 60) == .timedOut { exit(1) }
+  line("after library \(settledLibraryThreadPolicies())")
+  withExtendedLifetime(observer) { exit(0) }
 case "blocked":
   let observer = follow(until: nil)
   line("ready")

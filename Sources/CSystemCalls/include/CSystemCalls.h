@@ -40,8 +40,9 @@ int shared_state_reserve_low_descriptor(void);
 /// (50 µs by default). Returns 0, or -1 with errno set.
 int shared_state_set_timer_slack(unsigned long nanoseconds);
 
-/// Whether the calling thread runs under SCHED_OTHER, the default policy: 1 or 0.
-int shared_state_schedules_by_default(void);
+/// Whether the process's main thread (the thread whose id is the process's) runs under
+/// SCHED_OTHER, the default policy: 1 or 0.
+int shared_state_program_schedules_by_default(void);
 
 /// sched_setscheduler(0, batch ? SCHED_BATCH : SCHED_OTHER, priority 0): the calling thread's
 /// policy; its nice value is kept. On success, notes it for

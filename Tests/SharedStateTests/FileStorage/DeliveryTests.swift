@@ -44,16 +44,38 @@ struct DeliveryTests {
   }
 
   /// The library's threads wait and read under the kernel's batch policy, so that a reader woken
-  /// by a write does not preempt a writer holding the file's lock; the program's code they run,
-  /// and the threads it starts, run under the program's own policy.
-  @Test func observersOnTheLibrarysThreadsRunUnderTheProgramsSchedulingPolicy() async throws {
+  /// by a write does not preempt a writer holding the file's lock; the program's code they run
+  /// (observers, a delivery's `schedule`), and the threads it starts, run under the program's
+  /// own policy, for a change and for a removal (which puts the placeholder back through the
+  /// delivery), and the threads go back to the batch policy after. Only where the tests
+  /// themselves run under the default policy, which the probe inherits.
+  @Test(.enabled(if: sched_getscheduler(0) == 0 /* SCHED_OTHER */), arguments: ["immediate", "custom"])
+  func programCodeOnTheLibrarysThreadsRunsUnderTheProgramsSchedulingPolicy(delivery: String) async throws {
     let directory = try TemporaryDirectory()
     let file = directory.path("count.json")
-    let program = try DemoProcess(executable: Self.probe, arguments: ["policies", file, "5"])
+    let program = try DemoProcess(executable: Self.probe, arguments: ["policies", file, delivery])
     #expect(try await program.nextLine() == "value 0 observer default started default")
     #expect(try await program.nextLine() == "ready library batch")
     try await set(file, 5)
-    #expect(try await program.nextLine() == "value 5 observer default started default")
+    // The value, then 0 once the file is removed: each line whatever the order of deliveries.
+    var lines: [String] = []
+    try await DemoProcess.shell("while [ \"$(cat '\(file)')\" != 5 ]; do sleep 0.01; done").waitForExit()
+    try FileManager.default.removeItem(atPath: file)
+    while true {
+      let next = try await program.nextLine()
+      if next.hasPrefix("after ") {
+        #expect(next == "after library batch")
+        break
+      }
+      lines.append(next)
+    }
+    let five = lines.firstIndex(of: "value 5 observer default started default")
+    let zero = lines.lastIndex(of: "value 0 observer default started default")
+    #expect(five != nil && zero != nil && five! < zero!, "\(lines)")
+    for other in lines where !other.hasPrefix("value 5 ") && !other.hasPrefix("value 0 ") {
+      #expect(other == "schedule default", "\(lines)")
+    }
+    if delivery == "custom" { #expect(lines.contains("schedule default"), "\(lines)") }
     #expect(try await program.waitForExit() == 0)
   }
 

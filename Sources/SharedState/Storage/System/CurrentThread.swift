@@ -22,12 +22,12 @@ enum CurrentThread {
     try systemCall { shared_state_set_timer_slack(nanoseconds) }
   }
 
-  /// Whether the calling thread runs under the kernel's default scheduling policy
-  /// (`SCHED_OTHER`), not a real-time one or the batch one.
+  /// Whether the program runs under the kernel's default scheduling policy (`SCHED_OTHER`), not
+  /// a real-time one or the batch one, as its main thread does.
   ///
-  /// The corresponding C call is `sched_getscheduler(0)`.
-  static var schedulesByDefault: Bool {
-    shared_state_schedules_by_default() == 1
+  /// The corresponding C call is `sched_getscheduler(getpid())`.
+  static var programSchedulesByDefault: Bool {
+    shared_state_program_schedules_by_default() == 1
   }
 
   /// Puts the calling thread under the kernel's batch policy (`SCHED_BATCH`), or back under the

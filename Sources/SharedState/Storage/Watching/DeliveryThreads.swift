@@ -27,9 +27,11 @@ import Foundation
 /// four processes, two alternations of eight rounds: 17–20 % more increments per second and
 /// 13–17 % less CPU per increment; a change reaches another process no later.) The program's code that runs on these threads (observers
 /// with ``SharedChangeDelivery/immediate``, a ``SharedChangeDelivery``'s `schedule`, a
-/// subscriber's callbacks) and the library's own Dispatch calls run under the default policy
-/// again (``CurrentThread/withDefaultScheduling(_:)``): a thread started from a thread inherits
-/// its policy. Decoders run under the batch policy.
+/// subscriber's callbacks, an `AsyncSequence`'s continuation) and the library's own Dispatch
+/// calls run under the default policy again (``CurrentThread/withDefaultScheduling(_:)``): a
+/// thread started from a thread inherits its policy. Every call out of the library on these
+/// threads must be wrapped so. Decoders and a value's `==`, run while a change is taken in
+/// under the reference's lock, run under the batch policy.
 ///
 /// `@unchecked Sendable`: every mutable property is only touched with `lock` held.
 final class DeliveryThreads: @unchecked Sendable {
@@ -55,9 +57,9 @@ final class DeliveryThreads: @unchecked Sendable {
   private var readerAwaitsThread = false
   private let idleLifetime: TimeInterval
   private let maximumThreads: Int
-  /// Whether the threads run under the batch policy: the program (the thread that first used
-  /// the pool) runs under the default one, not a real-time one it would want kept.
-  private let batchesThreads = CurrentThread.schedulesByDefault
+  /// Whether the threads run under the batch policy: the program (its main thread) runs under
+  /// the default one, not a real-time one or the batch one it would want kept.
+  private let batchesThreads = CurrentThread.programSchedulesByDefault
 
   init(idleLifetime: TimeInterval = 10, maximumThreads: Int = 256) {
     self.idleLifetime = idleLifetime
