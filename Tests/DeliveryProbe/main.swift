@@ -93,7 +93,9 @@ func follow(until last: Int?) -> AnyCancellable {
   let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
   let policies = tasks.compactMap { task -> String? in
     let name = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)
-    guard name?.trimmingCharacters(in: .whitespacesAndNewlines) == "SharedState", let id = Int32(task) else { return nil }
+    guard name?.trimmingCharacters(in: .whitespacesAndNewlines) == "SharedState", let id = Int32(task) else {
+      return nil
+    }
     return policy(ofTask: id)
   }
   return Set(policies).sorted().joined(separator: ",")

@@ -48,7 +48,11 @@ public struct SharedSubscriber<Value>: Sendable {
   /// Delivers a result: a value, `nil` for the initial value, or an error.
   public func yield(with result: Result<Value?, any Error>) {
     // A callback is the program's code: on a library thread, under the program's policy.
-    if let callback { CurrentThread.withDefaultScheduling { callback(result) } } else { sink?.receive(result) }
+    if let callback {
+      CurrentThread.withDefaultScheduling { callback(result) }
+    } else {
+      sink?.receive(result)
+    }
   }
 
   /// Delivers what `compute` returns, computed while the receiving reference holds its lock, so
@@ -81,7 +85,11 @@ public struct SharedSubscriber<Value>: Sendable {
 
   /// Tells readers whether the key is loading, through ``Shared/isLoading``.
   public func yieldLoading(_ isLoading: Bool = true) {
-    if let onLoading { CurrentThread.withDefaultScheduling { onLoading(isLoading) } } else { sink?.receiveLoading(isLoading) }
+    if let onLoading {
+      CurrentThread.withDefaultScheduling { onLoading(isLoading) }
+    } else {
+      sink?.receiveLoading(isLoading)
+    }
   }
 }
 

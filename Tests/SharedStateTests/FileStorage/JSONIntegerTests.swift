@@ -9,7 +9,9 @@ import Testing
 /// the coders' own, and a value the fast path turns down must still reach the coders.
 @Suite("JSON of an Int without the coders", .dependency(\.defaultFileStorage, .fileSystem))
 struct JSONIntegerTests {
-  static let samples: [Int] = [0, 1, -1, 9, 10, -10, 42, 99, 100, 1_234_567_890, Int.max, Int.min, Int.max - 1, Int.min + 1]
+  static let samples: [Int] = [
+    0, 1, -1, 9, 10, -10, 42, 99, 100, 1_234_567_890, Int.max, Int.min, Int.max - 1, Int.min + 1,
+  ]
 
   @Test func writesWhatJSONEncoderWrites() throws {
     var generator = SystemRandomNumberGenerator()
@@ -27,7 +29,11 @@ struct JSONIntegerTests {
       #expect(JSONInteger.value(in: text + Data("\n".utf8)) == value)
     }
     // Not the fast path's: left to the decoder, which decides as it always did.
-    for text in ["", "-", "007", "-0012", "+1", "1.0", "1e3", " 1", "1 ", "1\n\n", "\"1\"", "99999999999999999999", "9223372036854775808"] {
+    let refused = [
+      "", "-", "007", "-0012", "+1", "1.0", "1e3", " 1", "1 ", "1\n\n", "\"1\"", "99999999999999999999",
+      "9223372036854775808",
+    ]
+    for text in refused {
       #expect(JSONInteger.value(in: Data(text.utf8)) == nil, "\(text)")
     }
   }

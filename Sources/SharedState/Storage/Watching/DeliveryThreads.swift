@@ -25,9 +25,10 @@ import Foundation
 /// policy, it preempts whatever runs on its core, and in a busy program that is often another
 /// process's writer holding the file's lock, which every process then waits for. (Measured at
 /// four processes, two alternations of eight rounds: 17–20 % more increments per second and
-/// 13–17 % less CPU per increment; a change reaches another process no later.) The program's code that runs on these threads (observers
-/// with ``SharedChangeDelivery/immediate``, a ``SharedChangeDelivery``'s `schedule`, a
-/// subscriber's callbacks, an `AsyncSequence`'s continuation) and the library's own Dispatch
+/// 13–17 % less CPU per increment; a change reaches another process no later.) The program's
+/// code that runs on these threads (observers with ``SharedChangeDelivery/immediate``, a
+/// ``SharedChangeDelivery``'s `schedule`, a subscriber's callbacks, an `AsyncSequence`'s
+/// continuation) and the library's own Dispatch
 /// calls run under the default policy again (``CurrentThread/withDefaultScheduling(_:)``): a
 /// thread started from a thread inherits its policy. Every call out of the library on these
 /// threads must be wrapped so. Decoders and a value's `==`, run while a change is taken in
