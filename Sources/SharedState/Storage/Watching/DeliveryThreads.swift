@@ -28,11 +28,11 @@ import Foundation
 /// 13–17 % less CPU per increment; a change reaches another process no later.) The program's
 /// code that runs on these threads (observers with ``SharedChangeDelivery/immediate``, a
 /// ``SharedChangeDelivery``'s `schedule`, a subscriber's callbacks, an `AsyncSequence`'s
-/// continuation) and the library's own Dispatch
-/// calls run under the default policy again (``CurrentThread/withDefaultScheduling(_:)``): a
-/// thread started from a thread inherits its policy. Every call out of the library on these
-/// threads must be wrapped so. Decoders and a value's `==`, run while a change is taken in
-/// under the reference's lock, run under the batch policy.
+/// continuation) and the library's own Dispatch calls run under the default policy again
+/// (``CurrentThread/withDefaultScheduling(_:)``): a thread started from a thread inherits its
+/// policy. Every call out of the library on these threads must be wrapped so. Decoders and a
+/// value's `==`, run while a change is taken in under the reference's lock, run under the batch
+/// policy.
 ///
 /// `@unchecked Sendable`: every mutable property is only touched with `lock` held.
 final class DeliveryThreads: @unchecked Sendable {
