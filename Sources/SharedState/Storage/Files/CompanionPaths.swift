@@ -33,22 +33,20 @@ final class CompanionPaths: Sendable {
 
   /// The target, as the system calls of a transaction take it.
   var targetForCalls: PlatformPath {
-    platformPaths.withLock { paths in
-      if let made = paths.target { return made }
-      let made = PlatformPath(target)
-      paths.target = made
-      return made
-    }
+    platformPaths.withLock { Self.made(&$0.target, from: target) }
   }
 
   /// The scratch file, as the system calls of a transaction take it.
   var scratchForCalls: PlatformPath {
-    platformPaths.withLock { paths in
-      if let made = paths.scratch { return made }
-      let made = PlatformPath(scratch)
-      paths.scratch = made
-      return made
-    }
+    platformPaths.withLock { Self.made(&$0.scratch, from: scratch) }
+  }
+
+  /// What `slot` holds, made from `path` and kept there the first time.
+  private static func made(_ slot: inout PlatformPath?, from path: FilePath) -> PlatformPath {
+    if let slot { return slot }
+    let made = PlatformPath(path)
+    slot = made
+    return made
   }
 
   /// The suffixes of companion file names, for code that lists a directory.
