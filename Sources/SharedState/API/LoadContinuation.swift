@@ -19,9 +19,15 @@ public struct LoadContinuation<Value>: Sendable {
     _ description: String = "",
     callback: @escaping @Sendable (Result<Value?, any Error>) -> Void
   ) {
+    self.init(describing: description, callback: callback)
+  }
+
+  /// A continuation whose messages name `subject` (a key, say), described only when a message
+  /// needs it.
+  init(describing subject: any Sendable, callback: @escaping @Sendable (Result<Value?, any Error>) -> Void) {
     resumption = Resumption(
       kind: "load continuation",
-      description: description,
+      describing: subject,
       leakedOutcome: { .success(nil) },
       callback: callback
     )

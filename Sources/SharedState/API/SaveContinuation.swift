@@ -18,9 +18,15 @@ public struct SaveContinuation: Sendable {
     _ description: String = "",
     callback: @escaping @Sendable (Result<Void, any Error>) -> Void
   ) {
+    self.init(describing: description, callback: callback)
+  }
+
+  /// A continuation whose messages name `subject` (a key, say), described only when a message
+  /// needs it.
+  init(describing subject: any Sendable, callback: @escaping @Sendable (Result<Void, any Error>) -> Void) {
     resumption = Resumption(
       kind: "save continuation",
-      description: description,
+      describing: subject,
       leakedOutcome: { .success(()) },
       callback: callback
     )

@@ -40,14 +40,14 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
   /// state created by ``Shared/init(require:)``, which has no default.
   private let defaultValue: Value?
   private let key: (any SharedReaderKey<Value>)?
-  /// The key's description, made once, for the continuations' messages.
-  private let describedKey: String
   /// The key again, when it can save (a `SharedReaderKey` alone cannot), found once rather than
   /// cast on every save.
   private let writableKey: (any SharedKey<Value>)?
   /// The key again, when its storage is shared with other processes and `withLock` must
-  /// exclude them too.
-  private let crossProcessKey: (any CrossProcessKey<Value>)?
+  /// exclude them too. Found at the first `withLock` rather than at creation: the cast costs
+  /// about a twentieth of opening a key, and most keys a program opens are only read. `lazy`
+  /// is not thread-safe: it is only used holding `lock`.
+  private lazy var crossProcessKey: (any CrossProcessKey<Value>)? = key as? any CrossProcessKey<Value>
   let registrar = ObservationRegistrar()
   // Made once per value type: forming a key path into a generic class resolves its type at run
   // time, which would otherwise happen on every read and write (or, stored here, cost four
@@ -65,9 +65,7 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
     storedValue = value
     defaultValue = value
     key = nil
-    describedKey = "a shared value"
     writableKey = nil
-    crossProcessKey = nil
   }
 
   /// State for a key: loads it (keeping `defaultValue` until and unless the key has something)
@@ -80,13 +78,11 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
     storedValue = defaultValue
     self.defaultValue = defaultValue
     self.key = key
-    describedKey = String(describing: key)
     self.writableKey = writableKey
-    crossProcessKey = key as? any CrossProcessKey<Value>
     storedIsLoading = true
     key.load(
       context: .initialValue(defaultValue),
-      continuation: LoadContinuation(describedKey) { [weak self] result in
+      continuation: LoadContinuation(describing: key) { [weak self] result in
         guard let self else { return }
         changing { apply(result, finishesLoading: true, isFromElsewhere: false) }
       }
@@ -105,9 +101,7 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
     storedValue = loadedValue
     defaultValue = nil
     self.key = key
-    describedKey = String(describing: key)
     writableKey = key as? any SharedKey<Value>
-    crossProcessKey = key as? any CrossProcessKey<Value>
     isSubscriptionPending = true
   }
 
@@ -162,7 +156,7 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
 
   var root: any RootReference { self }
 
-  var keyDescription: String? { key == nil ? nil : describedKey }
+  var keyDescription: String? { key.map { String(describing: $0) } }
 
   var isLoading: Bool {
     registrar.access(self, keyPath: isLoadingPath)
@@ -254,7 +248,7 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
     key.save(
       value,
       context: .didSet,
-      continuation: SaveContinuation(describedKey) { [weak self] result in
+      continuation: SaveContinuation(describing: key) { [weak self] result in
         guard let self else { return }
         changing { finishSave(result.failure) }
       }
@@ -325,7 +319,7 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
     try await withCheckedThrowingContinuation { (resumption: CheckedContinuation<Void, any Error>) in
       key.load(
         context: .userInitiated,
-        continuation: LoadContinuation(describedKey) { [self] result in
+        continuation: LoadContinuation(describing: key) { [self] result in
           changing { apply(result, finishesLoading: true, isFromElsewhere: false) }
           resumption.resume(with: result.map { _ in })
         }
@@ -340,7 +334,7 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
       key.save(
         value,
         context: .userInitiated,
-        continuation: SaveContinuation(describedKey) { [self] result in
+        continuation: SaveContinuation(describing: key) { [self] result in
           changing { finishSave(result.failure) }
           resumption.resume(with: result)
         }

@@ -9,25 +9,28 @@ import Synchronization
 /// forever for a key that forgot to call it.
 final class Resumption<Outcome>: Sendable {
   private let kind: String
-  private let description: String
+  /// What is being loaded or saved: a description, or the key itself, described only when a
+  /// message needs it (describing a key costs more than opening it does otherwise).
+  private let described: any Sendable
   private let callback: Mutex<(@Sendable (Outcome) -> Void)?>
   private let leakedOutcome: @Sendable () -> Outcome
 
   init(
     kind: String,
-    description: String,
+    describing described: any Sendable,
     leakedOutcome: @escaping @Sendable () -> Outcome,
     callback: @escaping @Sendable (Outcome) -> Void
   ) {
     self.kind = kind
-    self.description = description
+    self.described = described
     self.leakedOutcome = leakedOutcome
     self.callback = Mutex(callback)
   }
 
   /// The key as the messages name it: quoted, or "A shared key" when it has no description.
   private var subject: String {
-    description.isEmpty ? "A shared key" : "'\(description)'"
+    let description = described as? String ?? String(describing: described)
+    return description.isEmpty ? "A shared key" : "'\(description)'"
   }
 
   func resume(with outcome: Outcome) {
