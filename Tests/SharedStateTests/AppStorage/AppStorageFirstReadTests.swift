@@ -57,6 +57,31 @@ struct AppStorageFirstReadTests {
     #expect(try directory.contents(ofKey: "some") == "3\n")
   }
 
+  @Test func aDefaultThatEncodesAsJSONNullIsNotStored() throws {
+    @Shared(.appStorage("nothing", store: suite)) var nothing = Nothing()
+    @Shared(.appStorage("word", store: suite)) var word = "null"
+    #expect(nothing == Nothing())
+    #expect(try directory.contents(ofKey: "nothing") == nil)
+    #expect(try directory.contents(ofKey: "word") == "\"null\"\n")
+  }
+
+  /// A value that encodes as JSON's `null` (with the line end app storage adds), as a custom
+  /// `Codable` type can.
+  private struct Nothing: Codable, Equatable {
+    init() {}
+
+    init(from decoder: any Decoder) throws {
+      guard try decoder.singleValueContainer().decodeNil() else {
+        throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "not null"))
+      }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+      var container = encoder.singleValueContainer()
+      try container.encodeNil()
+    }
+  }
+
   @Test func aLoadAskedForByTheProgramStoresNothing() async throws {
     @Shared(.appStorage("int", store: suite)) var int = 42
     try FileManager.default.removeItem(atPath: directory.path("int.json"))
