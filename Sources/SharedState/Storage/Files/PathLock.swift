@@ -69,20 +69,23 @@ final class PathLock: @unchecked Sendable {
 
   /// Runs `body` holding the in-process lock and a shared lock on the lock file, so that no
   /// cooperating writer rewrites the target meanwhile; on a thread inside a transaction on this
-  /// path, under the exclusive lock it holds. `body` learns whether a lock file was there (before
-  /// the first write there is none, and nothing to wait for).
-  func withSharedLock<R>(keepingOpen: Bool, _ body: (_ isLocked: Bool) throws -> R) throws -> R {
-    guard inProcess.lock() == .acquired else { return try body(true) }
+  /// path, under the exclusive lock it holds.
+  ///
+  /// Before the first write there is no lock file, and nothing to wait for: `body` runs without
+  /// it, and again under it if a writer created it meanwhile (a writer rewrites the inodes it
+  /// keeps, so what was read may be torn), unless `body` says it found no file to read (which
+  /// was true when it looked).
+  func withSharedLock<R>(keepingOpen: Bool, _ body: () throws -> (result: R, foundNoFile: Bool)) throws -> R {
+    guard inProcess.lock() == .acquired else { return try body().result }
     defer {
       if !keepingOpen { closeLockFile() }
       inProcess.unlock()
     }
-    // Read without a lock file, then again under it if a writer created it meanwhile.
     for _ in 0..<8 {
       let isLocked = try acquireFileLockIfPresent(.shared) != nil
       defer { if isLocked { try? lockDescriptor?.unlock() } }
-      let result = try body(isLocked)
-      if isLocked || !paths.lock.exists { return result }
+      let (result, foundNoFile) = try body()
+      if isLocked || foundNoFile || !paths.lock.exists { return result }
     }
     throw RefusedEntry(path: paths.lock, reason: .keepsDisappearing)
   }

@@ -45,11 +45,11 @@ extension PathResources {
   /// - Throws: ``FileTooLarge`` when the target is longer than `limit` bytes (nothing is read),
   ///   a ``RefusedEntry``, or the system's error.
   func readLocked(limit: Int) throws -> FileKnowledge {
-    try lock.withSharedLock(keepingOpen: keepsDescriptors) { _ in
+    try lock.withSharedLock(keepingOpen: keepsDescriptors) {
       defer { closeDescriptorsUnlessKept() }
       let refresh = refreshHoldingLock(FileKnowledge(), limit: limit, inTransaction: false)
       if case let .failure(error)? = refresh.change { throw error }
-      return refresh.knowledge
+      return (refresh.knowledge, refresh.knowledge.state == .missing)
     }
   }
 
@@ -75,7 +75,8 @@ extension PathResources {
     )
     let status: Stat?
     do {
-      status = try look.target?.get() ?? paths.target.entryStatusIfPresent()
+      // Not `look.target?.get() ?? …`: a look that found no file would be made twice.
+      if let target = look.target { status = try target.get() } else { status = try paths.target.entryStatusIfPresent() }
       if let status, let refusal = RefusedEntry(path: paths.target, type: status.type) { throw refusal }
     } catch {
       return Refresh(knowledge: known, change: .failure(error), target: .failure(error))
