@@ -20,18 +20,35 @@ final class ReferenceRegistry: Sendable {
     let keyID: AnyHashable
     let keyType: ObjectIdentifier
     let valueType: ObjectIdentifier
+    /// The key id's hash, computed once. A lookup compares it before the ids: the table's probes
+    /// compare every id they pass, and ids (a path, a name) cost more to compare than to hash.
+    private let keyHash: Int
 
     init<Key: SharedReaderKey>(_ key: Key) {
       keyID = AnyHashable(key.id)
       keyType = ObjectIdentifier(Key.self)
       valueType = ObjectIdentifier(Key.Value.self)
+      keyHash = keyID.hashValue
+    }
+
+    static func == (lhs: Self, rhs: Self) -> Bool {
+      lhs.keyHash == rhs.keyHash && lhs.keyType == rhs.keyType && lhs.valueType == rhs.valueType
+        && lhs.keyID == rhs.keyID
+    }
+
+    func hash(into hasher: inout Hasher) {
+      hasher.combine(keyHash)
+      hasher.combine(keyType)
+      hasher.combine(valueType)
     }
   }
 
   /// The registry of the current dependency context: the process's in a program, the running
   /// test's in a test.
   static var current: ReferenceRegistry {
-    @Dependency(ReferenceRegistry.self) var registry
+    // Through a property rather than `@Dependency(ReferenceRegistry.self)`, whose key path is
+    // made anew at each read: every `@Shared` created reads it.
+    @Dependency(\.sharedReferenceRegistry) var registry
     return registry
   }
 
@@ -119,7 +136,7 @@ extension ReferenceRegistry {
     await withCheckedContinuation { (resumption: CheckedContinuation<Void, Never>) in
       key.load(
         context: .userInitiated,
-        continuation: LoadContinuation(String(describing: key)) {
+        continuation: LoadContinuation(describing: key) {
           outcome.set($0)
           resumption.resume()
         }
@@ -136,4 +153,12 @@ extension ReferenceRegistry {
 extension ReferenceRegistry: DependencyKey {
   static let liveValue = ReferenceRegistry()
   static var testValue: ReferenceRegistry { ReferenceRegistry() }
+}
+
+extension DependencyValues {
+  /// The registry of live references: see ``ReferenceRegistry/current``.
+  var sharedReferenceRegistry: ReferenceRegistry {
+    get { self[ReferenceRegistry.self] }
+    set { self[ReferenceRegistry.self] = newValue }
+  }
 }

@@ -12,8 +12,8 @@ final class AppStorageLocalWrites: Sendable {
 
   fileprivate struct File: Hashable, Sendable {
     let storage: FileStorage
-    /// A path (not a string): the key's copy, shared with the storage layer.
-    let path: FilePath
+    /// The key's copy of the path, shared with the storage layer.
+    let path: PathKey
   }
 
   /// One listener to a file's writes, and the ticket that stops it.
@@ -53,7 +53,7 @@ final class AppStorageLocalWrites: Sendable {
     path: FilePath,
     onWrite: @escaping @Sendable () -> Void
   ) -> Listening {
-    let file = File(storage: storage, path: path)
+    let file = File(storage: storage, path: PathKey(path))
     let id = table.withLock { table in
       defer { table.nextID += 1 }
       let listener = (id: table.nextID, onWrite: onWrite)
@@ -79,7 +79,7 @@ final class AppStorageLocalWrites: Sendable {
   /// Says that `path` in `storage` was just written (or removed) through the suite's API.
   func didWrite(storage: FileStorage, path: String) {
     // Called outside the table's lock: a listener takes its reference's lock.
-    let file = File(storage: storage, path: FilePath(path))
+    let file = File(storage: storage, path: PathKey(FilePath(path)))
     let toCall = table.withLock { $0.listeners[file]?.all ?? [] }
     for listener in toCall { listener.onWrite() }
   }

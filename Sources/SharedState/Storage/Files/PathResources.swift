@@ -39,17 +39,17 @@ final class PathResources: @unchecked Sendable {
   private struct Registry {
     // Counted rather than weak: an object that is ever referenced weakly pays for every retain
     // and release afterwards (about a tenth of a writer's time, measured).
-    var entries: [FilePath: (resources: PathResources, users: Int)] = [:]
+    var entries: [PathKey: (resources: PathResources, users: Int)] = [:]
     /// One copy of each directory's path for all its files' paths.
-    var directories: [FilePath: FilePath] = [:]
+    var directories: [PathKey: FilePath] = [:]
 
     mutating func sharedDirectory(of target: FilePath) -> FilePath {
-      let directory = target.removingLastComponent()
+      let directory = PathKey(target.removingLastComponent())
       if let shared = directories[directory] { return shared }
       // Bounded: a program that walks many directories keeps only the recent ones shared.
       if directories.count >= 256 { directories.removeAll(keepingCapacity: true) }
-      directories[directory] = directory
-      return directory
+      directories[directory] = directory.path
+      return directory.path
     }
   }
 
@@ -67,9 +67,10 @@ final class PathResources: @unchecked Sendable {
     filePermissions: FilePermissions,
     directoryPermissions: FilePermissions
   ) -> PathResources {
-    registry.withLock { registry in
-      if let existing = registry.entries[target] {
-        registry.entries[target]?.users += 1
+    let key = PathKey(target)
+    return registry.withLock { registry in
+      if let existing = registry.entries[key] {
+        registry.entries[key]?.users += 1
         return existing.resources
       }
       let created = PathResources(
@@ -77,7 +78,7 @@ final class PathResources: @unchecked Sendable {
         filePermissions: filePermissions,
         directoryPermissions: directoryPermissions
       )
-      registry.entries[target] = (created, 1)
+      registry.entries[key] = (created, 1)
       return created
     }
   }
@@ -85,12 +86,13 @@ final class PathResources: @unchecked Sendable {
   /// Says that one user of ``forTarget(_:filePermissions:directoryPermissions:)`` is done; the
   /// last one takes it out of the registry (a transaction under way keeps it alive).
   func release() {
+    let key = PathKey(paths.target)
     Self.registry.withLock { registry in
-      guard let entry = registry.entries[paths.target], entry.resources === self else { return }
+      guard let entry = registry.entries[key], entry.resources === self else { return }
       if entry.users > 1 {
-        registry.entries[paths.target]?.users -= 1
+        registry.entries[key]?.users -= 1
       } else {
-        registry.entries[paths.target] = nil
+        registry.entries[key] = nil
       }
     }
   }
