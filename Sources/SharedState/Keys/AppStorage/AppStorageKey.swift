@@ -35,11 +35,11 @@ public struct AppStorageKey<Value: Sendable>: SharedKey {
     // `@unchecked`: immutable, as its base is.
     /// The key's file, or why it cannot have one.
     let file: Result<FileStorageKey<Value>, AppStorageError>
-    /// Whether the suite is the `defaultAppStorage` one, which the description leaves out.
-    let isDefaultSuite: Bool
+    /// Whether the key was given its suite (`store:`), which the description then names.
+    let wasGivenSuite: Bool
 
-    init(key: String, suite: AppStorageSuite, isDefaultSuite: Bool, file: Result<FileStorageKey<Value>, AppStorageError>) {
-      self.isDefaultSuite = isDefaultSuite
+    init(key: String, suite: AppStorageSuite, wasGivenSuite: Bool, file: Result<FileStorageKey<Value>, AppStorageError>) {
+      self.wasGivenSuite = wasGivenSuite
       self.file = file
       super.init(suite: suite, key: key)
     }
@@ -47,12 +47,18 @@ public struct AppStorageKey<Value: Sendable>: SharedKey {
 
   /// The key's file, or why it cannot have one.
   private var file: Result<FileStorageKey<Value>, AppStorageError> { parts.file }
-  /// Whether the suite is the `defaultAppStorage` one, which the description leaves out.
-  private var isDefaultSuite: Bool { parts.isDefaultSuite }
+  /// Whether the key was given its suite (`store:`), which the description then names.
+  private var wasGivenSuite: Bool { parts.wasGivenSuite }
 
-  init(_ key: String, suite: AppStorageSuite?, format: AppStorageFormat<Value>) {
-    @Dependency(\.defaultAppStorage) var defaultSuite
-    let suite = suite ?? defaultSuite
+  init(_ key: String, suite givenSuite: AppStorageSuite?, format: AppStorageFormat<Value>) {
+    let suite: AppStorageSuite
+    if let givenSuite {
+      suite = givenSuite
+    } else {
+      // Read only when needed: a dependency's read costs about a twentieth of opening a key.
+      @Dependency(\.defaultAppStorage) var defaultSuite
+      suite = defaultSuite
+    }
     let file = Result { () throws(AppStorageError) in
       FileStorageKey(
         path: try suite.filePath(forKey: key),
@@ -65,7 +71,7 @@ public struct AppStorageKey<Value: Sendable>: SharedKey {
         maximumReadSize: suite.maximumReadSize
       )
     }
-    parts = Parts(key: key, suite: suite, isDefaultSuite: suite == defaultSuite, file: file)
+    parts = Parts(key: key, suite: suite, wasGivenSuite: givenSuite != nil, file: file)
   }
 
   /// The suite and the key's name: the same name in two suites is two pieces of state.
@@ -127,11 +133,11 @@ extension AppStorageKey: CrossProcessKey {
 }
 
 extension AppStorageKey: CustomStringConvertible {
-  /// `.appStorage("key")`, with the suite when it is not the default one.
+  /// `.appStorage("key")`, with the suite when the key was given one, as it was written.
   public var description: String {
-    isDefaultSuite
-      ? ".appStorage(\(String(reflecting: key)))"
-      : ".appStorage(\(String(reflecting: key)), store: \(suite))"
+    wasGivenSuite
+      ? ".appStorage(\(String(reflecting: key)), store: \(suite))"
+      : ".appStorage(\(String(reflecting: key)))"
   }
 }
 
