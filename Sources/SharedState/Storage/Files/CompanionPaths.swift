@@ -23,28 +23,46 @@ final class CompanionPaths: Sendable {
   let name: String
   /// The lock file.
   let lock: FilePath
-  /// The scratch file.
-  let scratch: FilePath
-  // The two paths every transaction names, as C strings, made at the first transaction that
-  // needs them: a program may open thousands of files and never write most of them. A `Mutex`,
-  // not an `AtomicLazyReference`: the latter's `load()` is not inlined into this module, and
-  // looked up its generic metadata at every call, several times per write.
-  private let platformPaths = Mutex<(target: PlatformPath?, scratch: PlatformPath?)>((nil, nil))
+  /// The scratch file, named the first time something needs it: most keys a program opens are
+  /// never written.
+  var scratch: FilePath {
+    madeOnDemand.withLock { Self.made(&$0.scratch) { scratchPath } }
+  }
+  // The scratch path, and the two paths every transaction names as C strings, made the first
+  // time they are needed: a program may open thousands of files and never write most of them.
+  // A `Mutex`, not `AtomicLazyReference`s: the latter's `load()` is not inlined into this module,
+  // and looked up its generic metadata at every call, several times per write.
+  private let madeOnDemand = Mutex(MadeOnDemand())
+
+  private struct MadeOnDemand {
+    var scratch: FilePath?
+    var targetForCalls: PlatformPath?
+    var scratchForCalls: PlatformPath?
+  }
 
   /// The target, as the system calls of a transaction take it.
   var targetForCalls: PlatformPath {
-    platformPaths.withLock { Self.made(&$0.target, from: target) }
+    madeOnDemand.withLock { Self.made(&$0.targetForCalls) { PlatformPath(target) } }
   }
 
   /// The scratch file, as the system calls of a transaction take it.
   var scratchForCalls: PlatformPath {
-    platformPaths.withLock { Self.made(&$0.scratch, from: scratch) }
+    madeOnDemand.withLock { made in
+      if let scratchForCalls = made.scratchForCalls { return scratchForCalls }
+      let scratchForCalls = PlatformPath(Self.made(&made.scratch) { scratchPath })
+      made.scratchForCalls = scratchForCalls
+      return scratchForCalls
+    }
   }
 
-  /// What `slot` holds, made from `path` and kept there the first time.
-  private static func made(_ slot: inout PlatformPath?, from path: FilePath) -> PlatformPath {
+  private var scratchPath: FilePath {
+    directory.appending(".\(name)\(Self.scratchSuffix)")
+  }
+
+  /// What `slot` holds, made by `make` and kept there the first time.
+  private static func made<Made>(_ slot: inout Made?, by make: () -> Made) -> Made {
     if let slot { return slot }
-    let made = PlatformPath(path)
+    let made = make()
     slot = made
     return made
   }
@@ -64,7 +82,6 @@ final class CompanionPaths: Sendable {
     self.directory = directory
     self.name = name
     lock = directory.appending(".\(name)\(Self.lockSuffix)")
-    scratch = directory.appending(".\(name)\(Self.scratchSuffix)")
   }
 
   /// Whether a file name is a companion of some target, not a target itself.

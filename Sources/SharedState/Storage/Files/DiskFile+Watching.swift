@@ -10,9 +10,11 @@ extension DiskFile {
   func watch(_ onEvent: @escaping @Sendable (FileWatchEvent) -> Void) -> WatchToken {
     // Strong, not weak (see PathResources' registry): the token's owner decides how long the
     // handle lives, and the handle holds nothing that leads back to the token.
-    DirectoryWatcher.shared.watch(file: resources.paths.target, admitting: { [self] event in
-      event != .replaced || admit()
-    }) { [self] event in
+    DirectoryWatcher.shared.watch(
+      directory: resources.paths.directory,
+      name: resources.paths.name,
+      admitting: { [self] event in event != .replaced || admit() }
+    ) { [self] event in
       if event == .replaced { deliver(onEvent) } else { onEvent(event) }
     }
   }

@@ -163,15 +163,26 @@ final class DirectoryWatcher: @unchecked Sendable {
     admitting admits: (@Sendable (FileWatchEvent) -> Bool)? = nil,
     onEvent: @escaping @Sendable (FileWatchEvent) -> Void
   ) -> WatchToken {
-    let directory = target.removingLastComponent()
-    let name = target.lastComponent?.string ?? ""
+    watch(directory: target.removingLastComponent(), name: target.lastComponent?.string ?? "", admitting: admits, onEvent: onEvent)
+  }
+
+  /// As ``watch(file:admitting:onEvent:)``, for the file `name` in `directory` (an absolute,
+  /// lexically normal path), when the caller has both already: taking a path apart costs more
+  /// than the rest of a registration.
+  func watch(
+    directory: FilePath,
+    name: String,
+    admitting admits: (@Sendable (FileWatchEvent) -> Bool)?,
+    onEvent: @escaping @Sendable (FileWatchEvent) -> Void
+  ) -> WatchToken {
     lock.lock()
     let entry: Directory
-    if let existing = directories[PathKey(directory)] {
+    let directoryKey = PathKey(directory)
+    if let existing = directories[directoryKey] {
       entry = existing
     } else {
       entry = Directory(path: directory)
-      directories[PathKey(directory)] = entry
+      directories[directoryKey] = entry
       wantedRevision += 1
       startReaderIfNeeded()
       wake()
@@ -182,8 +193,10 @@ final class DirectoryWatcher: @unchecked Sendable {
     )
     entry.files[name] = entry.files[name]?.adding(registration) ?? .one(registration)
     entry.count += 1
-    let deadline = Date().addingTimeInterval(registrationWait.seconds)
-    while entry.state == .pending, lock.wait(until: deadline) {}
+    if entry.state == .pending {
+      let deadline = Date().addingTimeInterval(registrationWait.seconds)
+      while entry.state == .pending, lock.wait(until: deadline) {}
+    }
     if entry.state == .pending {
       entry.owesResynchronize = true
       if !entry.isTimeoutScheduled {
