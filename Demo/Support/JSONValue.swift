@@ -12,14 +12,16 @@ enum JSONValue: Codable, Equatable, Sendable {
 
   init(from decoder: any Decoder) throws {
     let container = try decoder.singleValueContainer()
+    // Each wrong guess costs a thrown error: integers, the tool's most common values, first.
+    // (JSON's numbers never decode as booleans, nor booleans as numbers.)
     if container.decodeNil() {
       self = .null
-    } else if let bool = try? container.decode(Bool.self) {
-      self = .bool(bool)
     } else if let integer = try? container.decode(Int.self) {
       self = .integer(integer)
     } else if let number = try? container.decode(Double.self) {
       self = .number(number)
+    } else if let bool = try? container.decode(Bool.self) {
+      self = .bool(bool)
     } else if let string = try? container.decode(String.self) {
       self = .string(string)
     } else if let array = try? container.decode([JSONValue].self) {
