@@ -38,7 +38,9 @@ public struct AppStorageKey<Value: Sendable>: SharedKey {
     /// Whether the key was given its suite (`store:`), which the description then names.
     let wasGivenSuite: Bool
 
-    init(key: String, suite: AppStorageSuite, wasGivenSuite: Bool, file: Result<FileStorageKey<Value>, AppStorageError>) {
+    init(
+      key: String, suite: AppStorageSuite, wasGivenSuite: Bool, file: Result<FileStorageKey<Value>, AppStorageError>
+    ) {
       self.wasGivenSuite = wasGivenSuite
       self.file = file
       super.init(suite: suite, key: key)

@@ -76,7 +76,11 @@ extension PathResources {
     let status: Stat?
     do {
       // Not `look.target?.get() ?? …`: a look that found no file would be made twice.
-      if let target = look.target { status = try target.get() } else { status = try paths.target.entryStatusIfPresent() }
+      if let target = look.target {
+        status = try target.get()
+      } else {
+        status = try paths.target.entryStatusIfPresent()
+      }
       if let status, let refusal = RefusedEntry(path: paths.target, type: status.type) { throw refusal }
     } catch {
       return Refresh(knowledge: known, change: .failure(error), target: .failure(error))

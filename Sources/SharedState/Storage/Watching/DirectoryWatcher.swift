@@ -163,7 +163,10 @@ final class DirectoryWatcher: @unchecked Sendable {
     admitting admits: (@Sendable (FileWatchEvent) -> Bool)? = nil,
     onEvent: @escaping @Sendable (FileWatchEvent) -> Void
   ) -> WatchToken {
-    watch(directory: target.removingLastComponent(), name: target.lastComponent?.string ?? "", admitting: admits, onEvent: onEvent)
+    watch(
+      directory: target.removingLastComponent(), name: target.lastComponent?.string ?? "",
+      admitting: admits, onEvent: onEvent
+    )
   }
 
   /// As ``watch(file:admitting:onEvent:)``, for the file `name` in `directory` (an absolute,
