@@ -36,7 +36,7 @@ struct ReplacementCheckTests {
       resources.lookWithoutLock(at: { known }, mapping: true, waiting: waiting, limit: 1 << 20)?.freshness
     }
     let own = FileKnowledge(
-      sequence: ending, identity: FileIdentity(try target.entryStatus()), state: .contents(Data("1\n".utf8))
+      sequence: ending, identity: try target.entryStatus().identity, state: .contents(Data("1\n".utf8))
     )
     #expect(freshness(of: own, waiting: false) == .unchanged)
 

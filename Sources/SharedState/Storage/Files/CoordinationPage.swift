@@ -49,11 +49,11 @@ final class CoordinationPage: @unchecked Sendable {
   ///
   /// A file someone else can write (or shorten: a mapped page past the end faults) is not
   /// mapped.
-  static func map(_ descriptor: FileDescriptor, status: Stat) -> CoordinationPage? {
-    let owner = status.rawValue.st_uid
+  static func map(_ descriptor: FileDescriptor, status: EntryStatus) -> CoordinationPage? {
+    let owner = status.owner
     guard owner == ProcessCredentials.user || owner == 0,
-      status.rawValue.st_mode & 0o022 == 0,
-      status.rawValue.st_size >= length,
+      status.mode & 0o022 == 0,
+      status.size >= length,
       (try? descriptor.isOnNetworkFileSystem()) == false,
       let base = try? descriptor.mapShared(length: length)
     else { return nil }

@@ -9,7 +9,7 @@ final class DiskFileTransaction: FileTransaction {
   let change: Result<FileState, any Error>?
   let readFailure: (any Error)?
   /// The entry at the target name, as the refresh or the last commit left it.
-  private var target: Result<Stat?, any Error>
+  private var target: Result<EntryStatus?, any Error>
 
   /// Takes the lock and brings the handle up to date.
   ///

@@ -1,5 +1,3 @@
-import SystemPackage
-
 /// What `stat` says about a file that changes whenever the file is replaced or rewritten: enough
 /// to notice a write by a program that does not take part in the locking, within the limits of
 /// the file system's timestamp granularity.
@@ -11,16 +9,6 @@ struct FileIdentity: Equatable, Sendable {
   var modificationNanoseconds: Int64
   var changeSeconds: Int64
   var changeNanoseconds: Int64
-
-  init(_ stat: Stat) {
-    device = UInt64(stat.rawValue.st_dev)
-    inode = UInt64(stat.rawValue.st_ino)
-    size = Int64(stat.rawValue.st_size)
-    modificationSeconds = Int64(stat.rawValue.st_mtim.tv_sec)
-    modificationNanoseconds = Int64(stat.rawValue.st_mtim.tv_nsec)
-    changeSeconds = Int64(stat.rawValue.st_ctim.tv_sec)
-    changeNanoseconds = Int64(stat.rawValue.st_ctim.tv_nsec)
-  }
 
   init(
     device: UInt64, inode: UInt64, size: Int64, modificationSeconds: Int64,

@@ -6,15 +6,15 @@ extension FileReplacement {
   /// holding a cross-process lock.
   ///
   /// - Throws: ``FileTooLarge`` for a longer file, before anything is read or allocated.
-  func readTarget(_ status: Stat?, limit: Int) throws -> FileState {
+  func readTarget(_ status: EntryStatus?, limit: Int) throws -> FileState {
     guard let status else { return .missing }
     if let atTarget, atTarget.isInode(of: status) {
       // `status` is this inode's, from `fstatat`: as good as an `fstat`.
-      return .contents(try Self.readWhole(atTarget.descriptor, size: Int64(status.rawValue.st_size), limit: limit))
+      return .contents(try Self.readWhole(atTarget.descriptor, size: status.size, limit: limit))
     }
     // Opened for writing only when it is kept (it becomes the next scratch file): closing a file
     // opened for writing tells every watcher IN_CLOSE_WRITE, a write in place.
-    let opened: (descriptor: FileDescriptor, status: Stat)
+    let opened: (descriptor: FileDescriptor, status: EntryStatus)
     do {
       opened = try RegularFile.open(paths.target, writable: keepsDescriptors)
     } catch let error as Errno where error == .noSuchFileOrDirectory {
@@ -24,7 +24,7 @@ extension FileReplacement {
     }
     let data: Data
     do {
-      data = try Self.readWhole(opened.descriptor, size: Int64(opened.status.rawValue.st_size), limit: limit)
+      data = try Self.readWhole(opened.descriptor, size: opened.status.size, limit: limit)
     } catch {
       opened.descriptor.closeIgnoringFailure()
       throw error
@@ -53,7 +53,7 @@ extension FileReplacement {
       length += count
       if length < data.count { break }
       guard length <= limit else {
-        let grown = (try? descriptor.status()).map { Int64($0.rawValue.st_size) } ?? Int64(length)
+        let grown = (try? descriptor.status()).map { $0.size } ?? Int64(length)
         throw FileTooLarge(size: max(grown, Int64(length)), limit: limit)
       }
       data.count = min(data.count * 2, limit + 1)

@@ -14,7 +14,7 @@ extension FileReplacement {
   ///
   /// - Throws: ``OwnershipNotCarried`` when the mode, the owner or the group cannot be kept,
   ///   before anything is written.
-  func prepareScratch(like target: Stat?) throws -> OpenInode {
+  func prepareScratch(like target: EntryStatus?) throws -> OpenInode {
     var (scratch, status) = try prepareScratch()
     guard let target else { return scratch }
     let wanted = Ownership(target)
@@ -72,7 +72,7 @@ extension FileReplacement {
   /// anything else there is removed (never written) and a fresh file made.
   ///
   /// - Returns: The inode, and its status now.
-  private func prepareScratch() throws -> (OpenInode, Stat) {
+  private func prepareScratch() throws -> (OpenInode, EntryStatus) {
     let status = try paths.scratchForCalls.entryStatusIfPresent()
     if let atScratch, let status, atScratch.isInode(of: status), status.linkCount == 1 {
       return (atScratch, status)
@@ -97,10 +97,10 @@ extension FileReplacement {
 
   /// Opens the regular, singly linked file found at the scratch name (left by an earlier
   /// exchange); `nil` when it is anything else or changed meanwhile.
-  private func reopenScratch(_ status: Stat) -> (OpenInode, Stat)? {
+  private func reopenScratch(_ status: EntryStatus) -> (OpenInode, EntryStatus)? {
     guard status.type == .regular, status.linkCount == 1,
       let opened = try? RegularFile.open(paths.scratch, writable: true),
-      opened.status.linkCount == 1, opened.status.rawValue.st_ino == status.rawValue.st_ino
+      opened.status.linkCount == 1, opened.status.inode == status.inode
     else { return nil }
     let scratch = OpenInode(descriptor: opened.descriptor, status: opened.status)
     atScratch = scratch

@@ -94,7 +94,7 @@ final class FileReplacement {
     if !replacedExisting { atTarget?.descriptor.closeIgnoringFailure() }
     atScratch = replacedExisting ? atTarget : nil
     atTarget = keptScratch
-    var identity = FileIdentity(try keptScratch?.descriptor.status() ?? paths.target.entryStatus())
+    var identity = (try keptScratch?.descriptor.status() ?? paths.target.entryStatus()).identity
     // A program that takes no lock may have written the file in place since the exchange (a
     // shell's `>` on the name just given); the status then describes its contents, not these.
     // The identity keeps this write's size, so that no look takes that file for this write.

@@ -27,7 +27,7 @@ struct FreshnessCheck {
     let freshness: Freshness
     /// The entry at the target name (`nil`: none), or why it could not be looked up; `nil` when
     /// the look stopped at the page (someone else's write under way).
-    let target: Result<Stat?, Errno>?
+    let target: Result<EntryStatus?, Errno>?
     /// The sequence the look judged by.
     let sequence: UInt64
   }
@@ -63,7 +63,7 @@ struct FreshnessCheck {
     }
     let target = lookUpTarget(inTransaction: inTransaction)
     guard case let .success(status) = target else { return Look(freshness: .changed(nil), target: target, sequence: sequence) }
-    let identity = status.map(FileIdentity.init)
+    let identity = status?.identity
     let freshness: Freshness
     if isOwnWriteUnderWay {
       // The handle learns of its own write before the page is finished: it holds while the
@@ -111,7 +111,7 @@ struct FreshnessCheck {
   /// - Parameter inTransaction: Whether a transaction looks: then through the target's C string,
   ///   made once (see ``CompanionPaths/targetForCalls``). Other looks (loads, events) do not make
   ///   one: a program may open thousands of keys it never writes.
-  func lookUpTarget(inTransaction: Bool = false) -> Result<Stat?, Errno> {
+  func lookUpTarget(inTransaction: Bool = false) -> Result<EntryStatus?, Errno> {
     do {
       return .success(
         try inTransaction ? paths.targetForCalls.entryStatusIfPresent() : paths.target.entryStatusIfPresent()

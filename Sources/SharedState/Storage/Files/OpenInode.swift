@@ -9,15 +9,15 @@ struct OpenInode {
   /// The file's length as this process last left or saw it.
   var size: Int64
 
-  init(descriptor: FileDescriptor, status: Stat) {
+  init(descriptor: FileDescriptor, status: EntryStatus) {
     self.descriptor = descriptor
-    device = UInt64(status.rawValue.st_dev)
-    inode = UInt64(status.rawValue.st_ino)
-    size = Int64(status.rawValue.st_size)
+    device = status.device
+    inode = status.inode
+    size = status.size
   }
 
   /// Whether the entry `status` describes is this inode.
-  func isInode(of status: Stat) -> Bool {
-    device == UInt64(status.rawValue.st_dev) && inode == UInt64(status.rawValue.st_ino)
+  func isInode(of status: EntryStatus) -> Bool {
+    device == status.device && inode == status.inode
   }
 }

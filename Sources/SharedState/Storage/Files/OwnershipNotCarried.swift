@@ -12,10 +12,10 @@ struct Ownership: Equatable {
   /// The permission bits, with set-user-ID, set-group-ID and sticky (`st_mode & 0o7777`).
   var mode: mode_t
 
-  init(_ status: Stat) {
-    owner = status.rawValue.st_uid
-    group = status.rawValue.st_gid
-    mode = status.rawValue.st_mode & 0o7777
+  init(_ status: EntryStatus) {
+    owner = status.owner
+    group = status.group
+    mode = status.mode & 0o7777
   }
 }
 

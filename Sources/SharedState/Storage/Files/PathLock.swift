@@ -92,7 +92,7 @@ final class PathLock: @unchecked Sendable {
 
   // MARK: The lock file
 
-  private func acquireFileLock(_ kind: FileDescriptor.LockKind) throws -> Stat {
+  private func acquireFileLock(_ kind: FileDescriptor.LockKind) throws -> EntryStatus {
     guard let status = try acquireFileLockIfPresent(kind) else {
       throw RefusedEntry(path: paths.lock, reason: .keepsDisappearing)
     }
@@ -102,7 +102,7 @@ final class PathLock: @unchecked Sendable {
   /// Takes the lock file's lock. Call holding `inProcess`.
   ///
   /// - Returns: The lock file's status, or `nil` when there is no lock file and `kind` is shared.
-  private func acquireFileLockIfPresent(_ kind: FileDescriptor.LockKind) throws -> Stat? {
+  private func acquireFileLockIfPresent(_ kind: FileDescriptor.LockKind) throws -> EntryStatus? {
     // A lock file removed since it was opened excludes nobody: start again on the one there
     // now. Bounded, so that an entry that keeps disappearing is an error, not a spin.
     for _ in 0..<64 {
@@ -153,13 +153,13 @@ final class PathLock: @unchecked Sendable {
 
   /// Maps the lock file's page, growing the file to a page first. Call holding the exclusive
   /// lock.
-  private func preparePage(_ lockStatus: Stat) throws {
+  private func preparePage(_ lockStatus: EntryStatus) throws {
     guard let descriptor = lockDescriptor else { return }
     var status = lockStatus
-    let inode = UInt64(status.rawValue.st_ino)
+    let inode = status.inode
     if pageState.withLock({ $0.inode == inode }) { return }
     isOnNetwork = (try? descriptor.isOnNetworkFileSystem()) ?? true
-    if status.rawValue.st_size < CoordinationPage.length, status.rawValue.st_uid == ProcessCredentials.user {
+    if status.size < CoordinationPage.length, status.owner == ProcessCredentials.user {
       // Allocated, not merely sized: a page of a sparse file could fault for want of space
       // when written through the mapping.
       try descriptor.allocate(length: Int64(CoordinationPage.length))
@@ -176,7 +176,7 @@ final class PathLock: @unchecked Sendable {
       guard let opened = try? RegularFile.open(paths.lock, writable: true) else { return nil }
       let onNetwork = (try? opened.descriptor.isOnNetworkFileSystem()) ?? true
       state.page = onNetwork ? nil : CoordinationPage.map(opened.descriptor, status: opened.status)
-      state.inode = UInt64(opened.status.rawValue.st_ino)
+      state.inode = opened.status.inode
       opened.descriptor.closeIgnoringFailure()
       return state.page
     }

@@ -12,7 +12,7 @@ extension PathResources {
     /// What changed since the handle's knowledge, `nil` when nothing did.
     let change: Result<FileState, any Error>?
     /// The entry at the target name (`nil`: none), or why it cannot be replaced.
-    let target: Result<Stat?, any Error>
+    let target: Result<EntryStatus?, any Error>
   }
 
   /// Looks at the path without any lock (see ``FreshnessCheck``); `known` is asked after the
@@ -73,7 +73,7 @@ extension PathResources {
       at: { known }, sequence: lock.lockedSequence(), page: lock.page(mapping: false),
       waiting: false, limit: limit, isLocked: true, inTransaction: inTransaction
     )
-    let status: Stat?
+    let status: EntryStatus?
     do {
       // Not `look.target?.get() ?? …`: a look that found no file would be made twice.
       if let target = look.target {
@@ -94,7 +94,7 @@ extension PathResources {
     case .changed(nil), .busy:
       do {
         let state = try replacement.readTarget(status, limit: limit)
-        fresh = FileKnowledge(sequence: look.sequence, identity: status.map(FileIdentity.init), state: state)
+        fresh = FileKnowledge(sequence: look.sequence, identity: status?.identity, state: state)
       } catch {
         return Refresh(knowledge: known, change: .failure(error), target: .success(status))
       }
@@ -115,7 +115,7 @@ extension PathResources {
   ///   knowledge as its own, then calls ``publish(_:_:)``.
   func write(
     _ state: FileState,
-    replacing target: Stat?,
+    replacing target: EntryStatus?,
     durability: FileDurability,
     exclusively: Bool = false
   ) throws -> (written: FileKnowledge, announced: PathLock.AnnouncedWrite) {

@@ -11,7 +11,7 @@ enum RegularFile {
     writable: Bool,
     creatingWith permissions: FilePermissions? = nil,
     exclusively: Bool = false
-  ) throws -> (descriptor: FileDescriptor, status: Stat) {
+  ) throws -> (descriptor: FileDescriptor, status: EntryStatus) {
     let descriptor: FileDescriptor
     do {
       descriptor = try FileDescriptor.openEntry(

@@ -37,9 +37,9 @@ extension FileDescriptor {
 
   /// What the system knows of the open file.
   ///
-  /// swift-system's `stat()` (C: `fstat`).
-  func status() throws(Errno) -> Stat {
-    try stat()
+  /// See ``EntryStatus/init(of:)``.
+  func status() throws(Errno) -> EntryStatus {
+    try EntryStatus(of: self)
   }
 
   /// Reads up to `buffer.count` bytes at `offset`; fewer only at the end of the file.

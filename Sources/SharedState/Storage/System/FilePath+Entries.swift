@@ -8,13 +8,13 @@ import SystemPackage
 extension FilePath {
   /// What the system knows of the entry at this path itself (a symbolic link is not followed).
   ///
-  /// swift-system's `stat(followTargetSymlink: false)` (C: `fstatat` with `AT_SYMLINK_NOFOLLOW`).
-  func entryStatus() throws(Errno) -> Stat {
-    try stat(followTargetSymlink: false)
+  /// See ``EntryStatus/init(ofEntryAt:)``.
+  func entryStatus() throws(Errno) -> EntryStatus {
+    try errnoOnly { try withPlatformString { try EntryStatus(ofEntryAt: $0) } }
   }
 
   /// The entry's status, or `nil` when there is no entry at this path.
-  func entryStatusIfPresent() throws(Errno) -> Stat? {
+  func entryStatusIfPresent() throws(Errno) -> EntryStatus? {
     do {
       return try entryStatus()
     } catch .noSuchFileOrDirectory {

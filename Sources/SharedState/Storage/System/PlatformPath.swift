@@ -32,10 +32,10 @@ final class PlatformPath: Sendable {
   /// What the system knows of the entry at this path itself (a symbolic link is not followed);
   /// `nil` when there is no entry.
   ///
-  /// swift-system's `Stat` of a C string, not following a link (C: `lstat`).
-  func entryStatusIfPresent() throws(Errno) -> Stat? {
+  /// See ``EntryStatus/init(ofEntryAt:)``.
+  func entryStatusIfPresent() throws(Errno) -> EntryStatus? {
     do {
-      return try Stat(characters, followTargetSymlink: false)
+      return try EntryStatus(ofEntryAt: characters)
     } catch .noSuchFileOrDirectory {
       return nil
     }
