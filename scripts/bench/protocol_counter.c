@@ -3,9 +3,10 @@
 // exactly the writer's system calls of Storage/Files (PathLock, FreshnessCheck, FileReplacement):
 //   fcntl(F_OFD_SETLKW) + fstat (lock file still linked) on the lock file,
 //   fstatat(target); the value from the mapped coordination page when it describes the target,
-//   fstatat(scratch) (still our inode), pwrite (+ ftruncate when the length changes) of the
-//   persistent scratch descriptor, [fsync], renameat2(RENAME_EXCHANGE), fstat of the new target,
-//   [fsync of the directory], the page's seqlock update, fcntl(F_UNLCK).
+//   fstatat(scratch) (still our inode), [open of the directory], pwrite (+ ftruncate when the
+//   length changes) of the persistent scratch descriptor, [fsync], renameat2(RENAME_EXCHANGE),
+//   fstat of the new target, the page's seqlock update, [fsync and close of the directory],
+//   fcntl(F_UNLCK).
 //
 // With `watch`, the process also watches FILE's directory as every SharedState process does: a
 // thread reading an inotify descriptor (the events SharedState asks for) as libinotifytools,
@@ -222,6 +223,10 @@ int main(int argc, char **argv) {
       if (scratch < 0) die("open scratch");
       if (fstat(scratch, &scratch_status) != 0) die("fstat scratch");
     }
+    // A durable write opens the directory before it begins, and flushes it once the page
+    // describes the write.
+    int d = -1;
+    if (durable && (d = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) die("open directory");
     uint64_t busy = sequence | 1;
     __atomic_store_n(&page[0], busy, __ATOMIC_RELAXED);
     __atomic_thread_fence(__ATOMIC_RELEASE);
@@ -241,11 +246,6 @@ int main(int argc, char **argv) {
     scratch = exchanged ? at_target : -1;
     if (scratch >= 0) fstat(scratch, &scratch_status);
     at_target = written;
-    if (durable) {
-      int d = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-      if (d < 0 || fsync(d) != 0) die("fsync directory");
-      close(d);
-    }
     identity(now, &w);
     memcpy(&page[2], now, sizeof now);
     memcpy((char *)page + CONTENTS, text, length);
@@ -253,6 +253,10 @@ int main(int argc, char **argv) {
     page[9] = 2;
     page[1] = busy + 1;
     __atomic_store_n(&page[0], busy + 1, __ATOMIC_RELEASE);
+    if (durable) {
+      if (fsync(d) != 0) die("fsync directory");
+      close(d);
+    }
     if (lock_file(lock, F_UNLCK) != 0) die("unlock");
   }
   printf("ok %ld\n", times);

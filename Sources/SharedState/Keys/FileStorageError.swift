@@ -8,7 +8,9 @@ public struct FileStorageError: Error, CustomStringConvertible {
   public enum Reason: Sendable, Equatable {
     /// The file could not be read.
     case unreadable
-    /// The value could not be encoded, or the file could not be written.
+    /// The value could not be encoded, or the file could not be written. Also a file written
+    /// with ``FileDurability/flushedToDisk`` whose directory could not be flushed to the disk:
+    /// the new value is then in place, and the description says so.
     case unwritable
     /// Changes that other processes make to the file cannot be seen for now (inotify's limits
     /// are reached, say): the value is what was last read. Watching is retried by itself; once
@@ -35,6 +37,8 @@ public struct FileStorageError: Error, CustomStringConvertible {
     switch reason {
     case .unreadable:
       "\(path) could not be read: \(underlying)"
+    case .unwritable where underlying is DirectoryNotFlushed:
+      "\(path) was written, but \(underlying)"
     case .unwritable:
       "\(path) could not be written: \(underlying)"
     case .unwatched:

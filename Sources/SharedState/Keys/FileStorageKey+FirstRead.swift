@@ -32,6 +32,9 @@ extension FileStorageKey {
     do {
       let stored = try file.write(bytes, ifStillHolding: state)
       continuation.resume(with: stored == .contents(bytes) ? .success(initialValue) : decoded(stored))
+    } catch is DirectoryNotFlushed {
+      // Stored, not known to be durable: a load has no save error to say so.
+      continuation.resume(returning: initialValue)
     } catch {
       continuation.resume(with: decoded(state))
     }

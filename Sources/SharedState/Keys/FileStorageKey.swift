@@ -196,6 +196,8 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     do {
       try commit(value, through: transaction)
       continuation.resume()
+    } catch let stored as StoredWithSaveError {
+      continuation.resume(throwing: stored.saveError)
     } catch {
       continuation.resume(throwing: error)
     }
@@ -205,12 +207,15 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   ///
   /// - Throws: ``FileStorageError`` (unreadable) when the transaction could not read the file,
   ///   which is then not written over; (unwritable) when the value cannot be encoded or the file
-  ///   cannot be written.
+  ///   cannot be written; ``StoredWithSaveError`` (holding an unwritable one) when the file was
+  ///   written but its directory could not be flushed to the disk.
   private func commit(_ value: Value, through transaction: any FileTransaction) throws {
     // The storage refuses it too; this says why in the key's words.
     if let failure = transaction.readFailure { throw unreadable(failure) }
     do {
       try transaction.commit(try encode(value).map(FileState.contents) ?? .missing)
+    } catch let error as DirectoryNotFlushed {
+      throw StoredWithSaveError(FileStorageError(.unwritable, path: path, underlying: error))
     } catch {
       throw FileStorageError(.unwritable, path: path, underlying: error)
     }

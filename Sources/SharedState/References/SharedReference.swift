@@ -228,6 +228,10 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
       // Committed first: a value that could not be stored is never announced.
       do {
         try crossProcessKey.commit(newValue, through: openTransaction)
+      } catch let stored as StoredWithSaveError {
+        store(newValue, isFromElsewhere: false)
+        finishSave(stored.saveError)
+        return result
       } catch {
         setSaveError(error)
         return result

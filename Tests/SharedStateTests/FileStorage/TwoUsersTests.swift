@@ -135,6 +135,28 @@ struct TwoUsersTests {
     #expect(try Self.owner(ground.path("count.json")).user == 65534, "root's writes took the file from its owner")
   }
 
+  // MARK: A durable write
+
+  /// `nobody` may write in its directory but not open it (mode `-wx`), so a durable write cannot
+  /// flush the directory after replacing the file. It fails before the file is replaced, saying
+  /// why, and the stored value stays.
+  @Test(arguments: ["file", "suite"])
+  func aDurableWriteWhoseDirectoryCannotBeOpenedReplacesNothing(storage: String) async throws {
+    let ground = try Ground()
+    let directory = ground.path("drop")
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+    let target = directory + "/count.json"
+    try "5\n".write(toFile: target, atomically: false, encoding: .utf8)
+    #expect(chown(directory, 65534, 65534) == 0 && chown(target, 65534, 65534) == 0)
+    try FileManager.default.setAttributes([.posixPermissions: 0o300], ofItemAtPath: directory)
+    let location = storage == "file" ? ["--file", target] : ["--suite", directory, "--key", "count"]
+
+    let (status, errors) = try await Self.finish(try Self.asNobody(["increment"] + location + ["--fsync"]))
+    #expect(status == 1, "a durable write that could not be made durable succeeded")
+    #expect(errors.contains("cannot be opened to flush") && errors.contains("Permission denied"), "\(errors)")
+    #expect(try Self.contents(target) == "5\n", "the value was replaced by a write reported as failed")
+  }
+
   // MARK: The placeholder file
 
   /// `nobody` opens a new file key in root's `0755` directory: no placeholder can be made

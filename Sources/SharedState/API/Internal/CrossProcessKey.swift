@@ -14,6 +14,6 @@ package protocol CrossProcessKey<Value>: SharedKey {
   func beginTransaction(receivingChange receive: (Result<Value?, any Error>) -> Void) -> any KeyTransaction
 
   /// Stores `value`, atomically, through `transaction` (begun by this key); a commit that throws
-  /// stored nothing.
+  /// stored nothing, unless it throws ``StoredWithSaveError``.
   func commit(_ value: Value, through transaction: any KeyTransaction) throws
 }

@@ -18,6 +18,17 @@ package protocol KeyTransaction: AnyObject {
   func end()
 }
 
+/// The error of a commit that stored its value and then failed to finish: the value is what
+/// every process reads from here on, so the reference takes it, and `saveError` is its save
+/// error. A durable write whose directory could not be flushed to the disk is one.
+package struct StoredWithSaveError: Error {
+  package let saveError: any Error
+
+  package init(_ saveError: any Error) {
+    self.saveError = saveError
+  }
+}
+
 /// The error for a commit through a transaction that another kind of key began.
 package struct TransactionOfAnotherKey: Error, CustomStringConvertible {
   package init() {}

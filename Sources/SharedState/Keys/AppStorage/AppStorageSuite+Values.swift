@@ -170,6 +170,10 @@ extension AppStorageSuite {
       try transaction.commit(data.map(FileState.contents) ?? .missing)
     } catch let error as FileStorageError {
       throw error
+    } catch let error as DirectoryNotFlushed {
+      // Written all the same: the suite's other keys are told, then the caller.
+      AppStorageLocalWrites.shared.didWrite(storage: storage, path: file.path)
+      throw FileStorageError(.unwritable, path: file.path, underlying: error)
     } catch {
       throw FileStorageError(.unwritable, path: file.path, underlying: error)
     }

@@ -33,7 +33,7 @@ final class DiskFileTransaction: FileTransaction {
     guard isHeld else { throw TransactionEnded(path: file.path) }
     // What could not be read is not written over: it may be a value this process cannot see.
     if let readFailure { throw readFailure }
-    let (written, announced) = try file.resources.write(
+    let (written, announced, unflushed) = try file.resources.write(
       state, replacing: try target.get(), durability: file.durability, exclusively: exclusively
     )
     // Known as the handle's own before the page says the write is over: a watcher of this
@@ -41,6 +41,7 @@ final class DiskFileTransaction: FileTransaction {
     file.remember(written)
     file.resources.publish(written, announced)
     target = .success(nil)
+    try unflushed?.flush()
   }
 
   func end() {

@@ -101,12 +101,11 @@ final class FileReplacement {
     // (One of the same size still passes for it: a limit like the timestamps', not worth a
     // second `fstat` on every write.)
     identity.size = Int64(data.count)
-    if durability == .flushedToDisk { try synchronizeDirectory() }
     return identity
   }
 
   /// Removes the target (already gone is fine). Call after the write is announced.
-  func removeTarget(durability: FileDurability) throws {
+  func removeTarget() throws {
     do {
       try paths.target.unlink()
     } catch .noSuchFileOrDirectory {
@@ -114,7 +113,6 @@ final class FileReplacement {
     }
     atTarget?.descriptor.closeIgnoringFailure()
     atTarget = nil
-    if durability == .flushedToDisk { try synchronizeDirectory() }
   }
 
   /// Exchanges the scratch file with the target.
@@ -145,16 +143,5 @@ final class FileReplacement {
     }
     scratch.descriptor.closeIgnoringFailure()
     if atScratch?.descriptor == scratch.descriptor { atScratch = nil }
-  }
-
-  private func synchronizeDirectory() throws {
-    let directory = try FileDescriptor.openDirectory(paths.directory)
-    do {
-      try directory.synchronize()
-    } catch {
-      directory.closeIgnoringFailure()
-      throw error
-    }
-    try directory.closeReportingFailure()
   }
 }

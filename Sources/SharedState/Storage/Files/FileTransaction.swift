@@ -15,10 +15,12 @@ protocol FileTransaction: AnyObject {
   var readFailure: (any Error)? { get }
 
   /// Replaces the file's contents atomically (`.missing` removes it). Everything that can fail
-  /// is checked before the file is replaced, so that a commit that throws changed nothing.
+  /// is checked before the file is replaced, so that a commit that throws changed nothing, with
+  /// one exception: a durable write whose directory could not be flushed after the replacement
+  /// throws ``DirectoryNotFlushed``, and the new contents are in place.
   ///
-  /// - Throws: The ``readFailure``, a ``RefusedEntry``, an ``OwnershipNotCarried``, or the
-  ///   system's error.
+  /// - Throws: The ``readFailure``, a ``RefusedEntry``, an ``OwnershipNotCarried``,
+  ///   ``DirectoryNotFlushed``, or the system's error.
   func commit(_ state: FileState) throws
 
   /// Releases the locks. Later calls do nothing.

@@ -111,18 +111,26 @@ extension PathResources {
   ///     mode, owner and group.
   ///   - exclusively: Whether the contents may only create a file, never replace one (see
   ///     ``FileReplacement/replaceTarget(with:scratch:durability:closingEachTime:exclusively:)``).
-  /// - Returns: What the writer knows now, and the announced write: the caller records the
-  ///   knowledge as its own, then calls ``publish(_:_:)``.
+  /// - Returns: What the writer knows now, the announced write, and the directory still to be
+  ///   flushed when `durability` asks for it: the caller records the knowledge as its own, calls
+  ///   ``publish(_:_:)``, then flushes the directory (see ``DirectoryFlush``).
   func write(
     _ state: FileState,
     replacing target: EntryStatus?,
     durability: FileDurability,
     exclusively: Bool = false
-  ) throws -> (written: FileKnowledge, announced: PathLock.AnnouncedWrite) {
+  ) throws -> (written: FileKnowledge, announced: PathLock.AnnouncedWrite, unflushed: DirectoryFlush?) {
     if let target, let refusal = RefusedEntry(path: paths.target, type: target.type) { throw refusal }
     let scratch: OpenInode?
     if case .contents = state { scratch = try replacement.prepareScratch(like: target) } else { scratch = nil }
-    let announced = try lock.announceWrite()
+    let directory = durability == .flushedToDisk ? try DirectoryFlush(opening: paths.directory) : nil
+    let announced: PathLock.AnnouncedWrite
+    do {
+      announced = try lock.announceWrite()
+    } catch {
+      directory?.close()
+      throw error
+    }
     do {
       var identity: FileIdentity?
       if case let .contents(data) = state, let scratch {
@@ -131,12 +139,13 @@ extension PathResources {
           exclusively: exclusively
         )
       } else {
-        try replacement.removeTarget(durability: durability)
+        try replacement.removeTarget()
       }
       try lock.prepareToPublish(announced)
-      return (FileKnowledge(sequence: announced.sequence, identity: identity, state: state), announced)
+      return (FileKnowledge(sequence: announced.sequence, identity: identity, state: state), announced, directory)
     } catch {
       lock.abandon(announced)
+      directory?.close()
       throw error
     }
   }
