@@ -8,8 +8,11 @@ public enum FileDurability: Sendable, Hashable {
   /// As ``atomic``, and the file and its directory are flushed to the disk (`fsync`) before the
   /// write returns, so that a returned write survives a power loss. Much slower.
   ///
-  /// A directory this process cannot open (one it may write in but not read) fails each write
-  /// before the file is replaced. If flushing the directory fails once the new file is in place,
-  /// the new value stays (every process reads it) and the failure is the save error.
+  /// Other processes see the new value once the file is replaced, as they could read the file
+  /// then, and may be told of it while the directory's flush is still under way; the write's
+  /// own `withLock` returns after the flush. A directory this process cannot open (one it may
+  /// write in but not read) fails each write before the file is replaced. If flushing the
+  /// directory fails once the new file is in place, the new value stays (every process reads it)
+  /// and the failure is the save error.
   case flushedToDisk
 }
