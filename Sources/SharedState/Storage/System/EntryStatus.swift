@@ -43,6 +43,15 @@ struct EntryStatus: Sendable {
     self.init(status)
   }
 
+  /// The status of the entry at `path` itself, or `nil` when there is none (`ENOENT`).
+  init?(ifPresentAt path: UnsafePointer<CChar>) throws(Errno) {
+    do {
+      try self.init(ofEntryAt: path)
+    } catch .noSuchFileOrDirectory {
+      return nil
+    }
+  }
+
   /// The status of the open file `descriptor`.
   ///
   /// The corresponding C function is `fstat`.

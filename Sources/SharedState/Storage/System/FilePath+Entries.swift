@@ -15,11 +15,7 @@ extension FilePath {
 
   /// The entry's status, or `nil` when there is no entry at this path.
   func entryStatusIfPresent() throws(Errno) -> EntryStatus? {
-    do {
-      return try entryStatus()
-    } catch .noSuchFileOrDirectory {
-      return nil
-    }
+    try errnoOnly { try withPlatformString { try EntryStatus(ifPresentAt: $0) } }
   }
 
   /// Renames the file at this path to `other`, replacing what is there in one atomic step.

@@ -32,13 +32,9 @@ final class PlatformPath: Sendable {
   /// What the system knows of the entry at this path itself (a symbolic link is not followed);
   /// `nil` when there is no entry.
   ///
-  /// See ``EntryStatus/init(ofEntryAt:)``.
+  /// See ``EntryStatus/init(ifPresentAt:)``.
   func entryStatusIfPresent() throws(Errno) -> EntryStatus? {
-    do {
-      return try EntryStatus(ofEntryAt: characters)
-    } catch .noSuchFileOrDirectory {
-      return nil
-    }
+    try EntryStatus(ifPresentAt: characters)
   }
 
   /// Swaps the files at this path and `other` (one file system) in one atomic step: a process
