@@ -86,11 +86,13 @@ struct ObserversOutsideLocksTests {
             + ["--observer-target", storage.target(directory, other), "--observer-adds", "1000"]
         )
       }
+      var errors: [String] = []
       for worker in workers {
         #expect(try await worker.allOutput(seconds: 60) == ["ok 300"])
+        errors += try await worker.allErrors()
       }
-      #expect(storage.open(directory, "x").wrappedValue == 1300)
-      #expect(storage.open(directory, "y").wrappedValue == 1300)
+      #expect(storage.open(directory, "x").wrappedValue == 1300, "\(errors)")
+      #expect(storage.open(directory, "y").wrappedValue == 1300, "\(errors)")
     }
   }
 
@@ -117,9 +119,11 @@ struct ObserversOutsideLocksTests {
           + ["--observer-target", storage.target(directory, "counter"), "--observer-adds", "1000"]
       )
     }
+    var errors: [String] = []
     for worker in workers {
       #expect(try await worker.allOutput(seconds: 60) == ["ok 300"])
+      errors += try await worker.allErrors()
     }
-    #expect(storage.open(directory, "counter").wrappedValue == 2600)
+    #expect(storage.open(directory, "counter").wrappedValue == 2600, "\(errors)")
   }
 }
