@@ -28,7 +28,7 @@ struct Increment: AsyncParsableCommand {
     try await reportingFailure {
       let counter = try storage.openInteger()
       let observers = observer.observe(counter, storage: storage)
-      defer { withExtendedLifetime(observers) {} }
+      defer { withExtendedLifetime(observers.cancellables) {} }
       if let startAt { try await Clock.sleep(untilUnixNanoseconds: startAt) }
       var completed = 0
       for _ in 0..<times {
@@ -39,6 +39,7 @@ struct Increment: AsyncParsableCommand {
         if reportEach { Output.line("done \(completed + 1)") }
         completed += 1
       }
+      try await observers.waitUntilHandled(counter.wrappedValue)
       Output.line("ok \(times)")
     }
   }

@@ -23,8 +23,9 @@ struct ObserverOptions: ParsableArguments {
 
   /// Starts the observers asked for on `counter`; keep the result for as long as they should
   /// observe.
-  func observe(_ counter: Shared<Int>, storage: StorageOptions) -> [AnyCancellable] {
+  func observe(_ counter: Shared<Int>, storage: StorageOptions) -> StartedObservers {
     var observers: [AnyCancellable] = []
+    let handled = HandledValue()
     if let observerSleepMilliseconds {
       // The first value is the current one, not a change.
       observers.append(
@@ -47,10 +48,39 @@ struct ObserverOptions: ParsableArguments {
           if addsNow, let error = target.saveError {
             Output.error("observer: adding \(adds) to \(observerTarget) failed: \(error)")
           }
+          handled.value.store(value, ordering: .releasing)
         }
       )
     }
-    return observers
+    return StartedObservers(cancellables: observers, handled: observerTarget == nil ? nil : handled)
+  }
+}
+
+/// The last value the writing observer (`--observer-target`) has finished with.
+final class HandledValue: Sendable {
+  /// `Int.min` until the observer's first call.
+  let value = Atomic(Int.min)
+}
+
+/// The observers `ObserverOptions.observe` started; they observe for as long as this is kept.
+struct StartedObservers {
+  let cancellables: [AnyCancellable]
+  let handled: HandledValue?
+
+  /// Waits until the writing observer, if there is one, has finished with `value` or a later
+  /// one. Changes reach observers after the write that made them returns, so a process that
+  /// exited right after its last write could leave its observer's write unmade. The demo's
+  /// counters only grow, so a later value is a larger one.
+  func waitUntilHandled(_ value: Int, seconds: Int = 30) async throws {
+    guard let handled else { return }
+    let deadline = ContinuousClock.now + .seconds(seconds)
+    while handled.value.load(ordering: .acquiring) < value {
+      guard ContinuousClock.now < deadline else {
+        throw DemoError("the observer had not heard of \(value) after \(seconds) s")
+      }
+      // A short poll: the wait is once per process, at its end.
+      try await Task.sleep(for: .milliseconds(1))
+    }
   }
 }
 
