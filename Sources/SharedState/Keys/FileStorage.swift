@@ -74,11 +74,8 @@ extension FileStorage {
   func entryNames(in directory: FilePath) throws -> [[UInt8]] {
     if let inMemoryFileSystem {
       return inMemoryFileSystem.paths.compactMap { path in
-        let path = FilePath(path)
-        guard path.removingLastComponent() == directory, let name = path.lastComponent else {
-          return nil
-        }
-        return Array(name.string.utf8)
+        guard let (parent, name) = FilePath(path).directoryAndName, parent == directory else { return nil }
+        return Array(name.utf8)
       }
     }
     let names: [[UInt8]]

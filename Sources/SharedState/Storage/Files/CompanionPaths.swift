@@ -76,8 +76,9 @@ final class CompanionPaths: Sendable {
   ///   - directory: The target's directory, when the caller has a copy to share (a program may
   ///     open thousands of files of one directory).
   init(target: FilePath, directory: FilePath? = nil) {
-    let directory = directory ?? target.removingLastComponent()
-    let name = target.lastComponent?.string ?? ""
+    let parts = target.directoryAndName
+    let directory = directory ?? parts?.directory ?? target
+    let name = parts?.name ?? ""
     self.target = target
     self.directory = directory
     self.name = name

@@ -44,7 +44,7 @@ final class PathResources: @unchecked Sendable {
     var directories: [PathKey: FilePath] = [:]
 
     mutating func sharedDirectory(of target: FilePath) -> FilePath {
-      let directory = PathKey(target.removingLastComponent())
+      let directory = PathKey(target.directoryAndName?.directory ?? target)
       if let shared = directories[directory] { return shared }
       // Bounded: a program that walks many directories keeps only the recent ones shared.
       if directories.count >= 256 { directories.removeAll(keepingCapacity: true) }

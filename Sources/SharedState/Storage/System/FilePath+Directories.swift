@@ -14,7 +14,9 @@ extension FilePath {
     if path.isRelative {
       path = FilePath(FileManager.default.currentDirectoryPath).pushing(path)
     }
-    self = path.lexicallyNormalized()
+    // Most paths are normal already: looking at the text is much cheaper than normalizing in
+    // a debug build (see `FilePath.directoryAndName`).
+    self = path.isAbsoluteAndLexicallyNormal ? path : path.lexicallyNormalized()
   }
 
   /// Creates this directory and any missing parents, each with `permissions` (less the umask).

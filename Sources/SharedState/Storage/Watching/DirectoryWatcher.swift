@@ -163,10 +163,8 @@ final class DirectoryWatcher: @unchecked Sendable {
     admitting admits: (@Sendable (FileWatchEvent) -> Bool)? = nil,
     onEvent: @escaping @Sendable (FileWatchEvent) -> Void
   ) -> WatchToken {
-    watch(
-      directory: target.removingLastComponent(), name: target.lastComponent?.string ?? "",
-      admitting: admits, onEvent: onEvent
-    )
+    let (directory, name) = target.directoryAndName ?? (target, "")
+    return watch(directory: directory, name: name, admitting: admits, onEvent: onEvent)
   }
 
   /// As ``watch(file:admitting:onEvent:)``, for the file `name` in `directory` (an absolute,

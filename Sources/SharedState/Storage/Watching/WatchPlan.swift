@@ -32,23 +32,20 @@ struct WatchPlan: Equatable, Sendable {
   /// The plan for `wanted` absolute, lexically normal directories.
   init(wanted: some Sequence<FilePath>, exists: (FilePath) -> Bool) {
     for directory in wanted {
+      // Taken apart on their text (see `FilePath.directoryAndName`): a plan is made whenever
+      // the wanted directories change, and no event is read meanwhile.
       if exists(directory) {
         targets[directory, default: []].formUnion(Self.directoryEvents)
         watchedDirectories.insert(directory)
         servingPath[directory] = directory
-        var parent = directory
-        if parent.removeLastComponent(), parent != directory, let name = directory.lastComponent?.string,
-          exists(parent)
-        {
+        if let (parent, name) = directory.directoryAndName, exists(parent) {
           guard_(name, in: parent)
         }
       } else {
         var ancestor = directory
-        var next = directory.lastComponent?.string ?? ""
-        while true {
-          let child = ancestor
-          guard ancestor.removeLastComponent(), ancestor != child else { break }
-          next = child.lastComponent?.string ?? next
+        var next = ""
+        while let (parent, name) = ancestor.directoryAndName {
+          (ancestor, next) = (parent, name)
           if exists(ancestor) { break }
         }
         guard_(next, in: ancestor)
