@@ -62,6 +62,8 @@ final class InotifyReader: @unchecked Sendable {
   /// The watch that served each wanted directory when last planned, to tell which ones changed.
   private var servingWatches: [FilePath: WatchDescriptor?] = [:]
   private var mustReplan = false
+  /// Whether an event was read since the plan was last applied.
+  private var hasReadSincePlan = true
   /// Paths under which a wanted directory appeared, went or was replaced since the last plan:
   /// it may have held files, changed, in between, unseen.
   private var disturbedPaths: Set<FilePath> = []
@@ -98,7 +100,10 @@ final class InotifyReader: @unchecked Sendable {
       self.retryDue = nil
       mustReplan = true
     }
-    if mustReplan || watcher.isWanted(changedSince: appliedRevision) {
+    // A change of the wanted directories waits for one event read after the last plan: in a
+    // program that keeps registering directories, plans would otherwise leave no turn for events.
+    // (Each change writes the wake-up file, an event itself, so the read never waits for long.)
+    if mustReplan || (hasReadSincePlan && watcher.isWanted(changedSince: appliedRevision)) {
       apply(resynchronizing: [])
       return []
     }
@@ -110,6 +115,7 @@ final class InotifyReader: @unchecked Sendable {
       start = MonotonicClock.nanoseconds()
     }
     let next = InotifyTools.nextEvent(lastPlace: &lastPlace)
+    hasReadSincePlan = true
     switch next {
     case let .success(event):
       // Only a call that read from the kernel can have waited.
@@ -178,6 +184,7 @@ final class InotifyReader: @unchecked Sendable {
   /// directories are (not) watched and which must resynchronize (`nil`: all).
   private func apply(resynchronizing: Set<FilePath>?) {
     mustReplan = false
+    hasReadSincePlan = false
     guard let settled = settlePlan() else {
       restartLibrary()
       return
@@ -237,7 +244,7 @@ final class InotifyReader: @unchecked Sendable {
       if let known = servingWatches[directory], known != descriptor { changed.insert(directory) }
       servingWatches[directory] = descriptor
     }
-    for directory in wanted where disturbedPaths.contains(where: directory.starts(with:)) {
+    for directory in wanted where disturbedPaths.contains(where: directory.isSameOrInside) {
       changed.insert(directory)
     }
     disturbedPaths = []
