@@ -10,7 +10,7 @@ import Testing
 struct FilePathNamesTests {
   static let normalPaths: [FilePath] = [
     "/", "/a", "/a/b", "/tmp/SharedStateTests-0FD39C15/later/deeper", "/a/.hidden", "/a/b.json",
-    "/a/..b", "/a/b c/é", "/a/b/...",
+    "/a/..b", "/a/b c/é", "/a/b/...", "/a/\u{301}b", "/a/\u{200D}", "/\u{301}", "/a\u{301}/b",
   ]
 
   @Test(arguments: normalPaths)

@@ -19,9 +19,11 @@ extension FilePath {
     guard text.utf8.first == UInt8(ascii: "/"), text.utf8.count > 1,
       let separator = text.utf8.lastIndex(of: UInt8(ascii: "/"))
     else { return nil }
-    let name = String(text[text.index(after: separator)...])
+    // By bytes: a name that begins with a combining mark would join the separator's character.
+    let bytes = text.utf8
+    let name = String(decoding: bytes[bytes.index(after: separator)...], as: UTF8.self)
     guard !name.isEmpty else { return nil }
-    let directory = separator == text.startIndex ? "/" : String(text[..<separator])
+    let directory = separator == bytes.startIndex ? "/" : String(decoding: bytes[..<separator], as: UTF8.self)
     return (FilePath(directory), name)
   }
 
