@@ -15,12 +15,10 @@ extension FilePath {
   ///
   /// The same answer as `removingLastComponent()` and `lastComponent` give such a path.
   var directoryAndName: (directory: FilePath, name: String)? {
-    let text = string
-    guard text.utf8.first == UInt8(ascii: "/"), text.utf8.count > 1,
-      let separator = text.utf8.lastIndex(of: UInt8(ascii: "/"))
-    else { return nil }
     // By bytes: a name that begins with a combining mark would join the separator's character.
-    let bytes = text.utf8
+    let bytes = string.utf8
+    guard bytes.first == UInt8(ascii: "/"), bytes.count > 1, let separator = bytes.lastIndex(of: UInt8(ascii: "/"))
+    else { return nil }
     let name = String(decoding: bytes[bytes.index(after: separator)...], as: UTF8.self)
     guard !name.isEmpty else { return nil }
     let directory = separator == bytes.startIndex ? "/" : String(decoding: bytes[..<separator], as: UTF8.self)
