@@ -11,7 +11,8 @@
 // With `watch`, the process also watches FILE's directory as every SharedState process does: a
 // thread reading an inotify descriptor (the events SharedState asks for) as libinotifytools,
 // through which the library must read, does for each batch: select(), ioctl(FIONREAD), read().
-// For each event naming FILE it looks as the library's FreshnessCheck does: the page's sequence,
+// Once for each read whose events name FILE (the library's reader looks once per file and
+// read), it looks as the library's FreshnessCheck does: the page's sequence,
 // then, unless a write is under way, the entry at FILE (fstatat: the identity that tells a
 // program that takes no lock from a cooperating writer), and takes the value from the page under
 // its seqlock when either changed; and it paces its reading as the library's does
@@ -121,24 +122,28 @@ static void *watch_directory(void *argument) {
       if (length < 0 && errno == EINTR) continue;
       return NULL;
     }
+    // As the library's reader: one look for the file per read, however many of the read's
+    // events name it (every event of a read was queued before the first is handled).
+    int names_file = 0;
     for (char *at = buffer; at < buffer + length;) {
       struct inotify_event *event = (struct inotify_event *)at;
       at += sizeof *event + event->len;
-      if (event->len == 0 || strcmp(event->name, watch->name) != 0) continue;
-      // The seqlock: an even sequence, the same before and after the copy.
-      uint64_t before = __atomic_load_n(&watch->page[0], __ATOMIC_ACQUIRE);
-      if (before & 1) continue;
-      struct stat entry;
-      if (fstatat(AT_FDCWD, watch->target, &entry, AT_SYMLINK_NOFOLLOW) != 0) continue;
-      if (before == seen && entry.st_ino == watch->page[3] && entry.st_ctim.tv_nsec == (long)watch->page[8]) continue;
-      char text[64] = {0};
-      size_t size = watch->page[10] < 63 ? watch->page[10] : 63;
-      memcpy(text, (char *)watch->page + CONTENTS, size);
-      __atomic_thread_fence(__ATOMIC_ACQUIRE);
-      if (__atomic_load_n(&watch->page[0], __ATOMIC_RELAXED) != before) continue;
-      seen = before;
-      value = atol(text);
+      if (event->len != 0 && strcmp(event->name, watch->name) == 0) names_file = 1;
     }
+    if (!names_file) continue;
+    // The seqlock: an even sequence, the same before and after the copy.
+    uint64_t before = __atomic_load_n(&watch->page[0], __ATOMIC_ACQUIRE);
+    if (before & 1) continue;
+    struct stat entry;
+    if (fstatat(AT_FDCWD, watch->target, &entry, AT_SYMLINK_NOFOLLOW) != 0) continue;
+    if (before == seen && entry.st_ino == watch->page[3] && entry.st_ctim.tv_nsec == (long)watch->page[8]) continue;
+    char text[64] = {0};
+    size_t size = watch->page[10] < 63 ? watch->page[10] : 63;
+    memcpy(text, (char *)watch->page + CONTENTS, size);
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    if (__atomic_load_n(&watch->page[0], __ATOMIC_RELAXED) != before) continue;
+    seen = before;
+    value = atol(text);
   }
   (void)value;
 }
@@ -184,7 +189,9 @@ int main(int argc, char **argv) {
     if (pthread_create(&thread, NULL, watch_directory, &watch) != 0) die("pthread_create");
   }
   int scratch = -1, at_target = -1;
-  struct stat scratch_status = {0};
+  // What this process last left or saw of each inode it keeps open (the library's OpenInode):
+  // after an exchange the old target's becomes the scratch's, with no system call.
+  struct stat scratch_status = {0}, at_target_status = {0};
 
   sleep_until(atoll(argv[3]));
   for (long i = 0; i < times; i++) {
@@ -210,6 +217,7 @@ int main(int argc, char **argv) {
       value = atol(text);
       if (at_target >= 0) close(at_target);
       at_target = fd;
+      at_target_status = t;
     }
     value += 1;
     char text[64];
@@ -243,9 +251,15 @@ int main(int argc, char **argv) {
     int written = scratch;
     struct stat w;
     if (fstat(written, &w) != 0) die("fstat written");
-    scratch = exchanged ? at_target : -1;
-    if (scratch >= 0) fstat(scratch, &scratch_status);
+    if (exchanged) {
+      scratch = at_target;
+      scratch_status = at_target_status;
+    } else {
+      if (at_target >= 0) close(at_target);
+      scratch = -1;
+    }
     at_target = written;
+    at_target_status = w;
     identity(now, &w);
     memcpy(&page[2], now, sizeof now);
     memcpy((char *)page + CONTENTS, text, length);

@@ -12,8 +12,9 @@
 //                                  library's writers do; then writes -1. With `watching`, a
 //                                  thread of the writer also watches DIR, as every SharedState
 //                                  process does: it wakes for the writer's own events, and for
-//                                  each one about NAME looks at the entry (fstatat), the least a
-//                                  process must do to tell its own write from another's.
+//                                  each read of events about NAME looks once at the entry
+//                                  (fstatat), the least a process must do to tell its own write
+//                                  from another's.
 //
 // Output as `shared-demo watch` prints it, for scripts/bench/latency.py.
 #define _GNU_SOURCE
@@ -101,13 +102,16 @@ static void *watch_own_writes(void *argument) {
     if (ioctl(own->inotify, FIONREAD, &queued) < 0) continue;
     ssize_t length = read(own->inotify, buffer, sizeof buffer);
     if (length <= 0) continue;
+    // One look per read that names the file, as the library's reader makes.
+    int names_file = 0;
     for (char *at = buffer; at < buffer + length;) {
       struct inotify_event *event = (struct inotify_event *)at;
       at += sizeof *event + event->len;
-      if (event->len == 0 || strcmp(event->name, own->name) != 0) continue;
-      struct stat status;
-      fstatat(directory, own->name, &status, AT_SYMLINK_NOFOLLOW);
+      if (event->len != 0 && strcmp(event->name, own->name) == 0) names_file = 1;
     }
+    if (!names_file) continue;
+    struct stat status;
+    fstatat(directory, own->name, &status, AT_SYMLINK_NOFOLLOW);
   }
   return NULL;
 }
