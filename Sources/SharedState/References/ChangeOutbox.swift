@@ -91,7 +91,9 @@ struct ChangeOutbox<Value> {
   @inline(__always)
   private mutating func take(into batch: inout OutboxBatch<Value>) {
     swap(&batch.entries, &pending)
-    if !pendingValues.isEmpty { swap(&batch.values, &pendingValues) }
+    // `count`, not `isEmpty`: unspecialised, `isEmpty` is Collection's, found through a witness
+    // table looked up at run time on every call; `count` is Array's own.
+    if pendingValues.count != 0 { swap(&batch.values, &pendingValues) }
     batch.listeners = listeners
   }
 
@@ -140,7 +142,7 @@ struct OutboxBatch<Value> {
   @inline(__always)
   mutating func removeAll() {
     entries = []
-    if !values.isEmpty { values = [] }
+    if values.count != 0 { values = [] }  // not `isEmpty`: see `take(into:)`
     listeners = nil
   }
 }
