@@ -22,7 +22,10 @@ extension DiskFile {
   /// Whether a replacement event is worth delivering, from one look without waiting. A key whose
   /// page is not mapped yet is admitted unlooked: mapping it is the delivering thread's work.
   private func admit() -> Bool {
-    guard let look = resources.lookWithoutLock(at: { known }, mapping: false, waiting: false, limit: maximumReadSize)
+    guard
+      let look = resources.lookWithoutLock(
+        at: { known }, mapping: false, waiting: false, limit: maximumReadSize, forEvent: true
+      )
     else {
       state.withLock { $0.admitted = nil }
       return true
@@ -68,7 +71,10 @@ extension DiskFile {
 
   /// One look from the delivering thread, which may map the page and wait a moment for a writer.
   private func lookNow() -> Freshness {
-    guard let look = resources.lookWithoutLock(at: { known }, mapping: true, waiting: true, limit: maximumReadSize)
+    guard
+      let look = resources.lookWithoutLock(
+        at: { known }, mapping: true, waiting: true, limit: maximumReadSize, forEvent: true
+      )
     else { return .changed(nil) }
     return keep(look.freshness)
   }

@@ -43,8 +43,8 @@ struct FreshnessCheck {
   ///   - limit: The most bytes of contents to take from the page.
   ///   - isLocked: Whether the caller holds the exclusive lock: an odd sequence is then a writer
   ///     that died mid-write, and the look reports a change rather than `.busy`.
-  ///   - inTransaction: Whether a transaction (which holds the exclusive lock) looks: see
-  ///     ``lookUpTarget(inTransaction:)``.
+  ///   - throughKeptString: Whether the target is named through its C string kept for the
+  ///     path: see ``lookUpTarget(throughKeptString:)``.
   func look(
     at knowledge: () -> FileKnowledge,
     sequence: UInt64,
@@ -52,7 +52,7 @@ struct FreshnessCheck {
     waiting: Bool,
     limit: Int,
     isLocked: Bool = false,
-    inTransaction: Bool = false
+    throughKeptString: Bool = false
   ) -> Look {
     let sequence = isLocked ? sequence : settledSequence(sequence, page: page, knowledge: knowledge, waiting: waiting)
     let known = knowledge()
@@ -61,7 +61,7 @@ struct FreshnessCheck {
       // Someone else's write: its event follows. No need to look at the target.
       return Look(freshness: .busy, target: nil, sequence: sequence)
     }
-    let target = lookUpTarget(inTransaction: inTransaction)
+    let target = lookUpTarget(throughKeptString: throughKeptString)
     guard case let .success(status) = target else { return Look(freshness: .changed(nil), target: target, sequence: sequence) }
     let identity = status?.identity
     let freshness: Freshness
@@ -108,13 +108,14 @@ struct FreshnessCheck {
 
   /// The entry at the target name (`nil`: none), or the error looking it up. One `fstatat`.
   ///
-  /// - Parameter inTransaction: Whether a transaction looks: then through the target's C string,
-  ///   made once (see ``CompanionPaths/targetForCalls``). Other looks (loads, events) do not make
-  ///   one: a program may open thousands of keys it never writes.
-  func lookUpTarget(inTransaction: Bool = false) -> Result<EntryStatus?, Errno> {
+  /// - Parameter throughKeptString: Whether to name the target through its C string, made once
+  ///   and kept (see ``CompanionPaths/targetForCalls``): for transactions and for the looks an
+  ///   event prompts, which a path that is written or watched makes again and again. A load
+  ///   makes none: a program may open thousands of keys it never writes and never hears of.
+  func lookUpTarget(throughKeptString: Bool = false) -> Result<EntryStatus?, Errno> {
     do {
       return .success(
-        try inTransaction ? paths.targetForCalls.entryStatusIfPresent() : paths.target.entryStatusIfPresent()
+        try throughKeptString ? paths.targetForCalls.entryStatusIfPresent() : paths.target.entryStatusIfPresent()
       )
     } catch {
       return .failure(error)

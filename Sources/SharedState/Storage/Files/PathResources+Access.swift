@@ -18,15 +18,19 @@ extension PathResources {
   /// Looks at the path without any lock (see ``FreshnessCheck``); `known` is asked after the
   /// sequence is read.
   ///
-  /// - Parameter mapping: Whether to map the page if this process has not yet. Without a page
-  ///   the sequence is read from the lock file when `readingLockFile`, and otherwise nothing is
-  ///   looked at: the result is `nil`.
+  /// - Parameters:
+  ///   - mapping: Whether to map the page if this process has not yet. Without a page the
+  ///     sequence is read from the lock file when `readingLockFile`, and otherwise nothing is
+  ///     looked at: the result is `nil`.
+  ///   - forEvent: Whether an event prompted the look: the target is then named through its
+  ///     kept C string (see ``FreshnessCheck/lookUpTarget(throughKeptString:)``).
   func lookWithoutLock(
     at known: () -> FileKnowledge,
     mapping: Bool,
     readingLockFile: Bool = false,
     waiting: Bool,
-    limit: Int
+    limit: Int,
+    forEvent: Bool = false
   ) -> FreshnessCheck.Look? {
     let page = lock.page(mapping: mapping)
     let sequence: UInt64
@@ -37,7 +41,9 @@ extension PathResources {
     } else {
       return nil
     }
-    return freshness.look(at: known, sequence: sequence, page: page, waiting: waiting, limit: limit)
+    return freshness.look(
+      at: known, sequence: sequence, page: page, waiting: waiting, limit: limit, throughKeptString: forEvent
+    )
   }
 
   /// Reads the target under the shared lock, so that no cooperating writer is rewriting it.
@@ -71,7 +77,7 @@ extension PathResources {
   private func refreshHoldingLock(_ known: FileKnowledge, limit: Int, inTransaction: Bool) -> Refresh {
     let look = freshness.look(
       at: { known }, sequence: lock.lockedSequence(), page: lock.page(mapping: false),
-      waiting: false, limit: limit, isLocked: true, inTransaction: inTransaction
+      waiting: false, limit: limit, isLocked: true, throughKeptString: inTransaction
     )
     let status: EntryStatus?
     do {

@@ -313,8 +313,8 @@ final class DirectoryWatcher: @unchecked Sendable {
 
   /// Queues `event` for the registrations of the file `name` in `directory` that admit it, and
   /// returns those the caller must now deliver (see ``FileWatchRegistration/enqueue(_:)``).
-  func route(_ event: FileWatchEvent, directory: FilePath, name: String) -> [FileWatchRegistration] {
-    guard let registrations = lock.withLock({ directories[PathKey(directory)]?.files[name] }) else { return [] }
+  func route(_ event: FileWatchEvent, directory: PathKey, name: String) -> [FileWatchRegistration] {
+    guard let registrations = lock.withLock({ directories[directory]?.files[name] }) else { return [] }
     return registrations.filter { $0.offer(event) }
   }
 

@@ -49,16 +49,17 @@ final class InotifyReader: @unchecked Sendable {
   private var hasStartedBefore = false
   private var wakeDescriptor: WatchDescriptor?
   private var plan = WatchPlan(wanted: [], exists: { _ in false }) {
-    didSet { countsFilesOf = [:] }
+    didSet { routingKeys = [:] }
   }
   private var appliedRevision = -1
   private var watches: [FilePath: ActiveWatch] = [:]
   private var pathsByDescriptor: [WatchDescriptor: FilePath] = [:] {
-    didSet { countsFilesOf = [:] }
+    didSet { routingKeys = [:] }
   }
-  /// Whether each watch's files' events count (its path is a watched directory of the plan),
-  /// learnt at its first event: asking the plan hashes the path, on every event.
-  private var countsFilesOf: [WatchDescriptor: Bool] = [:]
+  /// The key each watch's files' events are routed by, `nil` when they do not count (its path
+  /// is no watched directory of the plan), learnt at its first event: asking the plan and
+  /// keying the path both hash the path, on every event.
+  private var routingKeys: [WatchDescriptor: PathKey?] = [:]
   /// The watch that served each wanted directory when last planned, to tell which ones changed.
   private var servingWatches: [FilePath: WatchDescriptor?] = [:]
   private var mustReplan = false
@@ -350,7 +351,7 @@ final class InotifyReader: @unchecked Sendable {
       return []
     }
     // Companion files' events were dropped above, from the name as the kernel gave it.
-    guard !name.isEmpty, countsFiles(of: event.descriptor, at: path) else {
+    guard !name.isEmpty, let routingKey = routingKey(of: event.descriptor, at: path) else {
       return []
     }
     // A file created empty is written next: its close or its rename into place is what counts.
@@ -366,15 +367,16 @@ final class InotifyReader: @unchecked Sendable {
     if routedInRead.contains(routed) { return [] }
     // Bounded: a read about many files looks at those past the first few once per event.
     if routedInRead.count < 16 { routedInRead.append(routed) }
-    return watcher.route(change, directory: path, name: name)
+    return watcher.route(change, directory: routingKey, name: name)
   }
 
-  /// Whether the events of the files under the watch `descriptor` (on `path`) count.
-  private func countsFiles(of descriptor: WatchDescriptor, at path: FilePath) -> Bool {
-    if let known = countsFilesOf[descriptor] { return known }
-    let counts = plan.watchedDirectories.contains(path)
-    countsFilesOf[descriptor] = counts
-    return counts
+  /// The key the events of the files under the watch `descriptor` (on `path`) are routed by;
+  /// `nil` when they do not count.
+  private func routingKey(of descriptor: WatchDescriptor, at path: FilePath) -> PathKey? {
+    if let known = routingKeys[descriptor] { return known }
+    let key = plan.watchedDirectories.contains(path) ? PathKey(path) : nil
+    routingKeys[descriptor] = key
+    return key
   }
 
   // MARK: The file system
