@@ -28,8 +28,9 @@ final class CompanionPaths: Sendable {
   var scratch: FilePath {
     madeOnDemand.withLock { Self.made(&$0.scratch) { scratchPath } }
   }
-  // The scratch path, and the two paths every transaction names as C strings, made the first
-  // time they are needed: a program may open thousands of files and never write most of them.
+  // The scratch path, and the two paths every transaction names as C strings (the target also
+  // for the looks events prompt), made the first time they are needed: a program may open
+  // thousands of files and never write or hear of most of them.
   // A `Mutex`, not `AtomicLazyReference`s: the latter's `load()` is not inlined into this module,
   // and looked up its generic metadata at every call, several times per write.
   private let madeOnDemand = Mutex(MadeOnDemand())
@@ -40,7 +41,7 @@ final class CompanionPaths: Sendable {
     var scratchForCalls: PlatformPath?
   }
 
-  /// The target, as the system calls of a transaction take it.
+  /// The target, as the system calls of a transaction, or of a look an event prompts, take it.
   var targetForCalls: PlatformPath {
     madeOnDemand.withLock { Self.made(&$0.targetForCalls) { PlatformPath(target) } }
   }
