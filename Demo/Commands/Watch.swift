@@ -27,6 +27,9 @@ struct Watch: AsyncParsableCommand {
   @Flag(help: "When changes cannot be watched, say so on standard error and keep watching: watching resumes by itself when it can.")
   var keepGoing = false
 
+  @Flag(help: "Read the value as an integer, the type 'increment' and 'ping' store, rather than as any JSON (0 when there is none).")
+  var integer = false
+
   @Option(help: ArgumentHelp("Open this many descriptors first, as a program with many files open does.", visibility: .hidden))
   var openDescriptors = 0
 
@@ -46,9 +49,31 @@ struct Watch: AsyncParsableCommand {
     defer { withExtendedLifetime(others) {} }
     let slow = observeSlowly()
     defer { withExtendedLifetime(slow) {} }
-    let shared = Shared<JSONValue>(wrappedValue: .null, storage.jsonKey())
-    let outcome = await withTaskGroup(of: Outcome.self) { group in
-      group.addTask { await printChanges(of: shared) ? .completed : .endless }
+    let outcome =
+      if integer {
+        await watch(Shared<Int>(wrappedValue: 0, storage.key()), printing: { String($0) })
+      } else {
+        await watch(Shared<JSONValue>(wrappedValue: .null, storage.jsonKey()), printing: { $0.compactJSON })
+      }
+    switch outcome {
+    case .completed, .endless:
+      break
+    case .timedOut:
+      Output.error("shared-demo: watching \(storage.description) timed out after \(timeout ?? 0) seconds.")
+      throw ExitCode.failure
+    case let .unwatched(reason):
+      Output.error("shared-demo: changes to \(storage.description) cannot be watched: \(reason).")
+      throw ExitCode.failure
+    }
+  }
+
+  /// Prints the value and its changes (each as `printing` writes it) and its errors, until the
+  /// change count is reached, the timeout passes, or the state cannot be watched.
+  private func watch<Value: Sendable>(
+    _ shared: Shared<Value>, printing text: @escaping @Sendable (Value) -> String
+  ) async -> Outcome {
+    await withTaskGroup(of: Outcome.self) { group in
+      group.addTask { await printChanges(of: shared, printing: text) ? .completed : .endless }
       group.addTask { await printErrors(of: shared) }
       if let timeout {
         group.addTask {
@@ -65,16 +90,6 @@ struct Watch: AsyncParsableCommand {
       }
       group.cancelAll()
       return outcome
-    }
-    switch outcome {
-    case .completed, .endless:
-      break
-    case .timedOut:
-      Output.error("shared-demo: watching \(storage.description) timed out after \(timeout ?? 0) seconds.")
-      throw ExitCode.failure
-    case let .unwatched(reason):
-      Output.error("shared-demo: changes to \(storage.description) cannot be watched: \(reason).")
-      throw ExitCode.failure
     }
   }
 
@@ -136,12 +151,14 @@ struct Watch: AsyncParsableCommand {
   ///
   /// Each change is printed from the value's publisher, on the thread that delivers it, as a
   /// program that must react at once would do: no hop to another task first.
-  private func printChanges(of shared: Shared<JSONValue>) async -> Bool {
+  private func printChanges<Value: Sendable>(
+    of shared: Shared<Value>, printing text: @escaping @Sendable (Value) -> String
+  ) async -> Bool {
     let (reached, reach) = AsyncStream<Void>.makeStream()
     let seen = Mutex(-1)
     let changes = self.changes
     let printing = shared.publisher.sink { value in
-      Output.line("\(Output.unixNanoseconds()) \(value.compactJSON)")
+      Output.line("\(Output.unixNanoseconds()) \(text(value))")
       let count = seen.withLock { seen in
         seen += 1
         return seen
@@ -154,7 +171,7 @@ struct Watch: AsyncParsableCommand {
   }
 
   /// Prints each new load error; finishes only when the state says it cannot be watched.
-  private func printErrors(of shared: Shared<JSONValue>) async -> Outcome {
+  private func printErrors<Value: Sendable>(of shared: Shared<Value>) async -> Outcome {
     var reported: String?
     while !Task.isCancelled {
       // Read and track in one step: an error set in between would otherwise go unseen.

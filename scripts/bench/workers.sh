@@ -20,7 +20,8 @@ finish_workers() {
 
 # ping_latency DEMO PINGS FSYNC TARGET...: from `shared-demo ping` in one process to the change
 # seen by `shared-demo watch` in another, both on TARGET (e.g. --file F, --suite D --key K);
-# FSYNC is --fsync or empty. Prints 'count p50_us p99_us max_us'.
+# FSYNC is --fsync or empty. The watcher reads any JSON value, or, with PING_WATCH_INTEGER=yes,
+# the integer that `ping` stores. Prints 'count p50_us p99_us max_us'.
 ping_latency() {
   local demo="$1" pings="$2" fsync="$3" output watcher
   shift 3
@@ -28,7 +29,9 @@ ping_latency() {
   # and writes made meanwhile coalesce into fewer changes than PINGS.
   "$demo" set "$@" 0
   output="$(mktemp)"
-  "$demo" watch "$@" --timeout 300 >"$output" 2>/dev/null &
+  local as_integer=()
+  [ "${PING_WATCH_INTEGER:-no}" = yes ] && as_integer=(--integer)
+  "$demo" watch "$@" "${as_integer[@]}" --timeout 300 >"$output" 2>/dev/null &
   watcher=$!
   # The watcher is ready once it has printed the value it starts from.
   for _ in $(seq 500); do [ -s "$output" ] && break; sleep 0.01; done

@@ -34,6 +34,20 @@ struct DemoToolTests {
     #expect(try await idle.waitForExit() == 1)
   }
 
+  @Test func watchWithIntegerReadsTheValueAsAnInteger() async throws {
+    let directory = try TemporaryDirectory()
+    let suite = directory.url.path
+    let watcher = try DemoProcess("watch", "--suite", suite, "--key", "count", "--integer", "--timeout", "300")
+    #expect(try await watcher.nextLine().hasSuffix(" 0"), "no value yet: the integer's default")
+    #expect(try await DemoProcess("set", "--suite", suite, "--key", "count", "7").waitForExit() == 0)
+    #expect(try await watcher.nextLine().hasSuffix(" 7"))
+    // What is not an integer is an error, and the value stays.
+    #expect(try await DemoProcess("set", "--suite", suite, "--key", "count", #""seven""#).waitForExit() == 0)
+    #expect(try await watcher.nextErrorLine().contains("does not hold a valid value"))
+    #expect(try await DemoProcess("set", "--suite", suite, "--key", "count", "8").waitForExit() == 0)
+    #expect(try await watcher.nextLine().hasSuffix(" 8"))
+  }
+
   @Test func errorsAreOneSentenceOnStandardErrorWithStatusOne() async throws {
     let directory = try TemporaryDirectory()
     let garbage = directory.path("garbage.json")
