@@ -27,15 +27,31 @@ enum JSONInteger {
 
   /// The `Int` of JSON written as ``text(of:)`` writes it, with or without a final newline; `nil`
   /// for anything else, which the caller then gives to its decoder as it always did.
+  ///
+  /// Read digit by digit from the bytes: every change another process makes to an `Int` comes
+  /// through here, and a `String` made to parse would be an allocation and a copy each time.
   static func value(in data: Data) -> Int? {
-    var bytes = data[...]
-    if bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
-    let digits = bytes.first == UInt8(ascii: "-") ? bytes.dropFirst() : bytes
-    // JSON has no leading zero and no plus sign; Int(_:) takes both.
-    guard let first = digits.first, digits.count <= 19, digits.allSatisfy({ (0x30...0x39).contains($0) }),
-      first != UInt8(ascii: "0") || digits.count == 1
-    else { return nil }
-    return Int(String(decoding: bytes, as: UTF8.self))
+    data.withUnsafeBytes { bytes -> Int? in
+      var end = bytes.count
+      if end > 0, bytes[end - 1] == UInt8(ascii: "\n") { end -= 1 }
+      let isNegative = end > 0 && bytes[0] == UInt8(ascii: "-")
+      var index = isNegative ? 1 : 0
+      // JSON has no leading zero and no plus sign.
+      guard end > index, bytes[index] != UInt8(ascii: "0") || end - index == 1 else { return nil }
+      // Summed as a negative number: `Int.min` has no positive counterpart.
+      var negated = 0
+      while index < end {
+        let digit = bytes[index] &- UInt8(ascii: "0")
+        guard digit <= 9 else { return nil }
+        let (tens, tensOverflow) = negated.multipliedReportingOverflow(by: 10)
+        let (next, overflow) = tens.subtractingReportingOverflow(Int(digit))
+        guard !tensOverflow, !overflow else { return nil }
+        negated = next
+        index += 1
+      }
+      if isNegative { return negated }
+      return negated == .min ? nil : -negated
+    }
   }
 
   /// `value`, of a type the caller has checked is `Int`, as an `Int`.

@@ -23,15 +23,19 @@ struct JSONIntegerTests {
   }
 
   @Test func readsWhatItWritesAndWhatJSONDecoderReadsAlike() throws {
-    for value in Self.samples {
+    var generator = SystemRandomNumberGenerator()
+    let values = Self.samples + (0..<2_000).map { _ in Int.random(in: .min ... .max, using: &generator) }
+    for value in values {
       let text = JSONInteger.text(of: value)
       #expect(JSONInteger.value(in: text) == value)
       #expect(JSONInteger.value(in: text + Data("\n".utf8)) == value)
     }
+    // A slice of larger bytes (as a page's snapshot may hand over) is read from its own start.
+    #expect(JSONInteger.value(in: Data("x-12\n".utf8).dropFirst()) == -12)
     // Not the fast path's: left to the decoder, which decides as it always did.
     let refused = [
       "", "-", "007", "-0012", "+1", "1.0", "1e3", " 1", "1 ", "1\n\n", "\"1\"", "99999999999999999999",
-      "9223372036854775808",
+      "9223372036854775808", "-9223372036854775809", "12a", "1-", "--1", "-\n", "\n", "1\n2",
     ]
     for text in refused {
       #expect(JSONInteger.value(in: Data(text.utf8)) == nil, "\(text)")
