@@ -3,8 +3,9 @@ public struct SharedSubscriber<Value>: Sendable {
   private let callback: (@Sendable (Result<Value?, any Error>) -> Void)?
   private let onLoading: (@Sendable (Bool) -> Void)?
   /// The reference that receives, for the subscribers the reference layer makes: one object,
-  /// held weakly, costs less than three closures (a program may open thousands of keys).
-  private weak var sink: (any SharedSubscriberSink<Value>)?
+  /// held weakly, costs less than three closures (a program may open thousands of keys). Held
+  /// as its class: it is the only receiver of its kind, and calls need no witness table.
+  private weak var reference: SharedReference<Value>?
 
   /// Creates a subscriber.
   ///
@@ -23,10 +24,10 @@ public struct SharedSubscriber<Value>: Sendable {
 
   /// Creates a subscriber for a reference, which can also run a computation under its own lock.
   /// It holds the reference weakly: a released reference receives nothing.
-  init(_ sink: any SharedSubscriberSink<Value>) {
+  init(_ reference: SharedReference<Value>) {
     callback = nil
     onLoading = nil
-    self.sink = sink
+    self.reference = reference
   }
 
   /// Delivers a new value.
@@ -51,7 +52,7 @@ public struct SharedSubscriber<Value>: Sendable {
     if let callback {
       CurrentThread.withDefaultScheduling { callback(result) }
     } else {
-      sink?.receive(result)
+      reference?.receive(result)
     }
   }
 
@@ -65,7 +66,7 @@ public struct SharedSubscriber<Value>: Sendable {
   /// swift-sharing: a custom key chooses its thread itself.
   package func yieldLatest(_ compute: () -> Result<Value?, any Error>?) {
     if callback == nil {
-      sink?.receiveUnderLock(compute)
+      reference?.receiveUnderLock(compute)
     } else if let result = compute() {
       yield(with: result)
     }
@@ -77,7 +78,7 @@ public struct SharedSubscriber<Value>: Sendable {
   /// ``SharedChangeDelivery/default``.
   package func yieldLatestOwnChange(_ compute: () -> Result<Value?, any Error>?) {
     if callback == nil {
-      sink?.receiveOwnChangeUnderLock(compute)
+      reference?.receiveOwnChangeUnderLock(compute)
     } else if let result = compute() {
       yield(with: result)
     }
@@ -88,21 +89,7 @@ public struct SharedSubscriber<Value>: Sendable {
     if let onLoading {
       CurrentThread.withDefaultScheduling { onLoading(isLoading) }
     } else {
-      sink?.receiveLoading(isLoading)
+      reference?.receiveLoading(isLoading)
     }
   }
-}
-
-/// A receiver of a key's changes that the reference layer provides: see
-/// ``SharedSubscriber/init(_:)``.
-protocol SharedSubscriberSink<Value>: AnyObject, Sendable {
-  associatedtype Value
-  /// Takes in a new value, `nil` for the initial value, or an error; ends any loading.
-  func receive(_ result: Result<Value?, any Error>)
-  /// Takes in the key's loading state.
-  func receiveLoading(_ isLoading: Bool)
-  /// Takes in what `compute` returns, computed under the receiver's lock; `nil` is nothing new.
-  func receiveUnderLock(_ compute: () -> Result<Value?, any Error>?)
-  /// As ``receiveUnderLock(_:)``, for a change this process made: delivered on this thread.
-  func receiveOwnChangeUnderLock(_ compute: () -> Result<Value?, any Error>?)
 }

@@ -13,9 +13,7 @@ import Observation
 /// Sendable because every mutable stored property is read and written only while `lock` is held.
 /// The value is handed out as copies; `Shared` is itself `Sendable` only when its value is, so a
 /// non-`Sendable` value cannot cross threads through it.
-final class SharedReference<Value>: MutableValueProjection, RootReference, Observable,
-  SharedSubscriberSink, @unchecked Sendable
-{
+final class SharedReference<Value>: MutableValueProjection, RootReference, Observable, @unchecked Sendable {
   // Recursive, so that code running inside `withLock`'s body (a read, a nested `withLock` on
   // the same state) can read and write on the same thread without deadlocking.
   let lock = NSRecursiveLock()
@@ -129,10 +127,13 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
     changing { apply(result, finishesLoading: true, isFromElsewhere: true) }
   }
 
+  /// Takes in the key's loading state.
   func receiveLoading(_ isLoading: Bool) {
     changing { setIsLoading(isLoading) }
   }
 
+  /// Takes in what `compute` returns, computed under `lock`; `nil` is nothing new. Observers hear
+  /// of it through ``SharedChangeDelivery/default``.
   func receiveUnderLock(_ compute: () -> Result<Value?, any Error>?) {
     receivingFromElsewhere {
       if let result = compute() { apply(result, finishesLoading: false, isFromElsewhere: true) }
