@@ -87,6 +87,9 @@ final class FileKeySubscription<Value: Sendable>: Sendable {
   /// As ``deliverChange()``, when no event about the file prompted it (catching up, events
   /// lost): see ``StoredFile/readIfChangedUnprompted()``.
   private func deliverUnpromptedChange() {
+    // Most often nothing changed, which one look tells without the reference's lock: every key
+    // a program opens catches up once (a program may open thousands).
+    if key.file.isUnchangedUnprompted() { return }
     deliver { try key.file.readIfChangedUnprompted() }
   }
 

@@ -47,4 +47,45 @@ struct ReplacementCheckTests {
     #expect(freshness(of: own, waiting: false) == .changed(nil))
     #expect(freshness(of: own, waiting: true) == .changed(nil))
   }
+
+  /// The look a handle makes when no event prompted it (catching up after the watch began, or
+  /// after events were lost) tells "nothing new" without reading, and never misses a change.
+  @Test func theUnpromptedLookSeesEveryKindOfChange() throws {
+    let directory = try TemporaryDirectory()
+    let target = FilePath(directory.path("value.json"))
+    func handle() -> DiskFile {
+      DiskFile(
+        path: target, durability: .atomic, filePermissions: [.ownerReadWrite],
+        directoryPermissions: [.ownerReadWriteExecute], maximumReadSize: FileStorage.defaultMaximumReadSize
+      )
+    }
+    let watcher = handle()
+    let writer = handle()
+
+    // Missing, and still missing.
+    #expect(try watcher.read() == .missing)
+    #expect(watcher.isUnchangedUnprompted())
+
+    // Created by another handle (the protocol's own write).
+    let first = writer.beginTransaction()
+    try first.commit(.contents(Data("1\n".utf8)))
+    first.end()
+    #expect(!watcher.isUnchangedUnprompted())
+    #expect(try watcher.readIfChangedUnprompted() == .contents(Data("1\n".utf8)))
+    #expect(watcher.isUnchangedUnprompted())
+
+    // Replaced by a program that takes no lock.
+    let staged = directory.path("staged.json")
+    try Data("2\n".utf8).write(to: URL(fileURLWithPath: staged))
+    #expect(rename(staged, target.string) == 0)
+    #expect(!watcher.isUnchangedUnprompted())
+    #expect(try watcher.readIfChangedUnprompted() == .contents(Data("2\n".utf8)))
+    #expect(watcher.isUnchangedUnprompted())
+
+    // Removed.
+    #expect(unlink(target.string) == 0)
+    #expect(!watcher.isUnchangedUnprompted())
+    #expect(try watcher.readIfChangedUnprompted() == .missing)
+    #expect(watcher.isUnchangedUnprompted())
+  }
 }

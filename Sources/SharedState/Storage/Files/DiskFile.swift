@@ -73,20 +73,32 @@ final class DiskFile: StoredFile, Sendable {
 
   func readIfChangedUnprompted() throws -> FileState? {
     let previous = known.state
+    switch lookUnprompted(since: previous) {
+    case .unchanged:
+      return nil
+    case let .changed(described?):
+      remember(described)
+      return described.state == previous ? nil : described.state
+    case .changed(nil), .busy:
+      return try readAgain(since: previous, mapping: false)
+    }
+  }
+
+  func isUnchangedUnprompted() -> Bool {
+    lookUnprompted(since: known.state) == .unchanged
+  }
+
+  /// The look of ``readIfChangedUnprompted()``: as cheap as it can be, and it maps nothing.
+  private func lookUnprompted(since previous: FileState?) -> Freshness {
     // Missing then and now (one `fstatat`): a file appears whole (renamed into place), so there
     // is nothing to read.
-    if previous == .missing, case .success(nil) = resources.freshness.lookUpTarget() { return nil }
+    if previous == .missing, case .success(nil) = resources.freshness.lookUpTarget() { return .unchanged }
     // Otherwise one look, the sequence read from the lock file when this process has no page:
     // three or four calls rather than a locked read's eleven, and no page mapped per key.
     let look = resources.lookWithoutLock(
       at: { known }, mapping: false, readingLockFile: true, waiting: false, limit: maximumReadSize
     )
-    if look?.freshness == .unchanged { return nil }
-    if case let .changed(described?) = look?.freshness {
-      remember(described)
-      return described.state == previous ? nil : described.state
-    }
-    return try readAgain(since: previous, mapping: false)
+    return look?.freshness ?? .changed(nil)
   }
 
   /// Reads the file, from the page when it provably describes the target (mapping it first

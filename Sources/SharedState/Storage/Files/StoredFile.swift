@@ -22,6 +22,10 @@ protocol StoredFile: AnyObject, Sendable {
   /// program may open thousands.
   func readIfChangedUnprompted() throws -> FileState?
 
+  /// Whether ``readIfChangedUnprompted()`` would certainly find nothing new, told without
+  /// reading and without any lock; `false` when that cannot be told so.
+  func isUnchangedUnprompted() -> Bool
+
   /// Begins a transaction: no other thread or process that uses this library writes the file
   /// until it ends, and the transaction says what changed since this handle last read or wrote.
   ///
@@ -54,6 +58,10 @@ protocol StoredFile: AnyObject, Sendable {
 extension StoredFile {
   func readIfChangedUnprompted() throws -> FileState? {
     try readIfChanged()
+  }
+
+  func isUnchangedUnprompted() -> Bool {
+    false
   }
 
   /// Creates the file with `contents` if, and only if, no file is at its path: see
