@@ -46,12 +46,18 @@ extension PathResources {
     )
   }
 
-  /// Reads the target under the shared lock, so that no cooperating writer is rewriting it.
+  /// Reads the target under the shared lock, so that no cooperating writer is rewriting it; a
+  /// target that is not there is known to be missing without the lock.
   ///
   /// - Throws: ``FileTooLarge`` when the target is longer than `limit` bytes (nothing is read),
   ///   a ``RefusedEntry``, or the system's error.
   func readLocked(limit: Int) throws -> FileKnowledge {
-    try lock.withSharedLock(keepingOpen: keepsDescriptors) {
+    // No file needs no lock to say so: no writer of the protocol leaves the name empty for a
+    // moment (it exchanges, renames a new file in, or removes the old), so a name found empty
+    // was empty at that instant. Most keys a program opens have never been written, and this
+    // spares each of them the lock file's open (one system call and the locking around it).
+    if case .success(nil) = freshness.lookUpTarget() { return FileKnowledge(state: .missing) }
+    return try lock.withSharedLock(keepingOpen: keepsDescriptors) {
       defer { closeDescriptorsUnlessKept() }
       let refresh = refreshHoldingLock(FileKnowledge(), limit: limit, inTransaction: false)
       if case let .failure(error)? = refresh.change { throw error }
