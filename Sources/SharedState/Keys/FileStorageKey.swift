@@ -191,16 +191,21 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   /// A file that cannot be read is not replaced: the save fails with the
   /// ``FileStorageError/Reason/unreadable`` error (see ``FileStorageKey``).
   public func save(_ value: Value, context: SaveContext, continuation: SaveContinuation) {
-    let transaction = file.beginTransaction()
-    defer { transaction.end() }
+    let outcome: Result<Void, any Error>
     do {
+      let transaction = file.beginTransaction()
+      defer { transaction.end() }
       try commit(value, through: transaction)
-      continuation.resume()
+      outcome = .success(())
     } catch let stored as StoredWithSaveError {
-      continuation.resume(throwing: stored.saveError)
+      outcome = .failure(stored.saveError)
     } catch {
-      continuation.resume(throwing: error)
+      outcome = .failure(error)
     }
+    // Once the transaction has ended: the continuation takes the reference's lock, which is
+    // everywhere else taken before the file's (a `withLock`, a change taken in), so taking it
+    // while this still held the file's lock could deadlock with them.
+    continuation.resume(with: outcome)
   }
 
   /// Encodes `value` and commits it through `transaction`.

@@ -222,6 +222,41 @@ struct FileStorageKeyTests {
     $text.withLock { $0 = "plain text" }
     #expect(try String(contentsOf: url, encoding: .utf8) == "plain text")
   }
+
+  /// `save()` and `withLock` on one key from two threads at once finish. Everywhere else the
+  /// reference's lock is taken before the file's (a `withLock`, a change taken in): a save that
+  /// handed back its outcome, which takes the reference's lock, while it still held the file's
+  /// would deadlock with them. The loops run on threads of their own, so that a deadlock cannot
+  /// also stop the timeout.
+  @Test func aSaveAndAWithLockAtOnceNeverDeadlock() async throws {
+    let directory = try TemporaryDirectory()
+    @Shared(.fileStorage(URL(fileURLWithPath: directory.path("count.json")))) var count = 0
+    let shared = $count
+    let rounds = 5000
+    let (finished, finish) = AsyncStream<Void>.makeStream()
+    Thread.detachNewThread {
+      for _ in 0..<rounds { shared.withLock { $0 += 1 } }
+      finish.yield()
+    }
+    Thread.detachNewThread {
+      for _ in 0..<rounds {
+        let saved = DispatchSemaphore(value: 0)
+        Task {
+          try? await shared.save()
+          saved.signal()
+        }
+        saved.wait()
+      }
+      finish.yield()
+    }
+    _ = try await first(2, of: finished, seconds: 60)
+    // A save writes the value of the moment it was called, which a `withLock` may have replaced
+    // since (the file then holds the older value, and the reference follows it): only that the
+    // two agree again after one more `withLock` is promised, not a count.
+    shared.withLock { $0 += 1 }
+    let stored = try Data(contentsOf: URL(fileURLWithPath: directory.path("count.json")))
+    #expect(String(decoding: stored, as: UTF8.self) == String(count))
+  }
 }
 
 /// File storage in tests and previews: in memory by default.
