@@ -181,7 +181,13 @@ public struct Shared<Value> {
 
   /// Saves the current value through the key.
   ///
-  /// - Throws: The key's save error.
+  /// For a key whose storage other processes share (file storage, app storage, PostgreSQL),
+  /// the save is a transaction of its own, as a ``withLock(_:)`` is: it takes in any value
+  /// another thread or process committed since this one last heard, and writes that latest
+  /// value, so that a save never writes an older value over a newer one.
+  ///
+  /// - Throws: The key's save error; for a shared storage, also the reason the current value
+  ///   could not be read, in which case nothing is written.
   public nonisolated(nonsending) func save() async throws {
     try await projection.root.save()
   }

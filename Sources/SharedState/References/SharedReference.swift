@@ -226,24 +226,40 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
     let result = try body(&newValue)
     if let areEqual, areEqual(storedValue, newValue) { return result }
     if let openTransaction, let crossProcessKey {
-      // Committed first: a value that could not be stored is never announced.
-      do {
-        try crossProcessKey.commit(newValue, through: openTransaction)
-      } catch let stored as StoredWithSaveError {
-        store(newValue, isFromElsewhere: false)
-        finishSave(stored.saveError)
-        return result
-      } catch {
-        setSaveError(error)
-        return result
-      }
-      store(newValue, isFromElsewhere: false)
-      finishSave(nil)
+      commit(newValue, to: crossProcessKey, through: openTransaction, isNew: true)
       return result
     }
     store(newValue, isFromElsewhere: false)
     saveThroughKey(newValue)
     return result
+  }
+
+  /// Commits `value` through `transaction` and takes in how that went. Committed first: a value
+  /// that could not be stored is never announced; `isNew` says whether a stored value is
+  /// announced at all (a save of the value already held changes nothing to announce). Call with
+  /// `lock` held.
+  ///
+  /// - Returns: The save error, or `nil`.
+  @discardableResult
+  private func commit(
+    _ value: Value,
+    to key: any CrossProcessKey<Value>,
+    through transaction: any KeyTransaction,
+    isNew: Bool
+  ) -> (any Error)? {
+    let saveError: (any Error)?
+    do {
+      try key.commit(value, through: transaction)
+      saveError = nil
+    } catch let stored as StoredWithSaveError {
+      saveError = stored.saveError
+    } catch {
+      setSaveError(error)
+      return error
+    }
+    if isNew { store(value, isFromElsewhere: false) }
+    finishSave(saveError)
+    return saveError
   }
 
   /// Saves a changed value through the key, outside a transaction (keys that do not share their
@@ -334,16 +350,45 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
 
   nonisolated(nonsending) func save() async throws {
     guard let key = writableKey else { return }
-    let value = lock.withLock { storedValue }
+    if let saveError = saveInTransaction() {
+      if let error = saveError { throw error }
+      return
+    }
     try await withCheckedThrowingContinuation { (resumption: CheckedContinuation<Void, any Error>) in
-      key.save(
-        value,
-        context: .userInitiated,
-        continuation: SaveContinuation(describing: key) { [self] result in
-          changing { finishSave(result.failure) }
-          resumption.resume(with: result)
-        }
-      )
+      // The value is read and handed to the key under the lock, as `withLock` saves: saves
+      // reach the key in the order of the values they save.
+      lockedForChange {
+        key.save(
+          storedValue,
+          context: .userInitiated,
+          continuation: SaveContinuation(describing: key) { [self] result in
+            changing { finishSave(result.failure) }
+            resumption.resume(with: result)
+          }
+        )
+      }
+    }
+    deliverPendingChanges()
+  }
+
+  /// For a key shared with other processes, saves the latest value in a transaction of its own,
+  /// begun under `lock` as a `withLock`'s is. The value read and then saved outside it could be
+  /// older than one another thread or process committed in between, and would write over it.
+  ///
+  /// - Returns: `nil` for other keys; otherwise the save's outcome: `.some(nil)` when it
+  ///   succeeded, or its error (which is also ``saveError``).
+  private func saveInTransaction() -> (any Error)?? {
+    changing {
+      guard let crossProcessKey else { return nil }
+      let transaction = crossProcessKey.beginTransaction { change in
+        apply(change, finishesLoading: false, isFromElsewhere: false)
+      }
+      defer { transaction.end() }
+      if let readFailure = transaction.readFailure {
+        setSaveError(readFailure)
+        return .some(readFailure)
+      }
+      return .some(commit(storedValue, to: crossProcessKey, through: transaction, isNew: false))
     }
   }
 }

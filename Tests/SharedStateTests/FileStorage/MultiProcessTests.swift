@@ -19,6 +19,28 @@ struct MultiProcessTests {
     #expect(try await reader.allOutput() == ["4000"])
   }
 
+  /// A `save()` here writes the latest value, in a transaction of its own: never the value it
+  /// last knew over an increment another process committed since.
+  @Test func savesHereLoseNoIncrementOfAnotherProcess() async throws {
+    let directory = try TemporaryDirectory()
+    let file = directory.path("counter.json")
+    @Shared(.fileStorage(URL(fileURLWithPath: file))) var count = 0
+    let shared = $count
+    let worker = try DemoProcess("increment", "--file", file, "--times", "1000")
+    let saving = Task {
+      var saves = 0
+      while !Task.isCancelled {
+        try await shared.save()
+        saves += 1
+      }
+      return saves
+    }
+    #expect(try await worker.allOutput(seconds: 300) == ["ok 1000"])
+    saving.cancel()
+    #expect(try await saving.value > 0)
+    #expect(try await DemoProcess("get", "--file", file).allOutput() == ["1000"])
+  }
+
   @Test func blindConcurrentSetsConvergeEverywhere() async throws {
     let directory = try TemporaryDirectory()
     let file = directory.path("value.json")
