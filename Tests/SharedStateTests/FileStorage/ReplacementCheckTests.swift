@@ -88,4 +88,87 @@ struct ReplacementCheckTests {
     #expect(try watcher.readIfChangedUnprompted() == .missing)
     #expect(watcher.isUnchangedUnprompted())
   }
+
+  /// A write that begins while a look is under way (after the look read the sequence, before it
+  /// looked up the target name) may have put the entry found there: the look leaves it to that
+  /// write's own event rather than take it for a change to read now (which would wait for the
+  /// writer's lock).
+  @Test func aWriteBegunDuringTheLookIsLeftToItsOwnEvent() throws {
+    let directory = try TemporaryDirectory()
+    let target = FilePath(directory.path("value.json"))
+    let permissions: FilePermissions = [.ownerReadWrite]
+    let file = DiskFile(
+      path: target, durability: .atomic, filePermissions: permissions,
+      directoryPermissions: [.ownerReadWriteExecute], maximumReadSize: FileStorage.defaultMaximumReadSize
+    )
+    let written = file.beginTransaction()
+    try written.commit(.contents(Data("1\n".utf8)))
+    written.end()
+    let known = file.known
+
+    let lock = try FileDescriptor.open(FilePath(directory.path(".value.json.sharedstate-lock")), .readWrite)
+    defer { try? lock.close() }
+    let page = try #require(CoordinationPage.map(lock, status: try lock.status()))
+    let resources = PathResources.forTarget(
+      target, filePermissions: permissions, directoryPermissions: [.ownerReadWriteExecute]
+    )
+    defer { resources.release() }
+    // The look asks for the handle's knowledge between reading the sequence and looking up the
+    // target: another writer begins there, and its exchange puts another file in place.
+    var ending: UInt64?
+    let look = resources.lookWithoutLock(
+      at: {
+        if ending == nil {
+          ending = page.beginWrite()
+          let staged = directory.path("staged.json")
+          try? Data("2\n".utf8).write(to: URL(fileURLWithPath: staged))
+          #expect(rename(staged, target.string) == 0)
+        }
+        return known
+      },
+      mapping: true, waiting: false, limit: 1 << 20
+    )
+    let end = try #require(ending)
+    #expect(look?.freshness == .busy)
+    #expect(look?.sequence == end - 1, "the sequence of the write under way, for the re-check")
+
+    // That write over (here abandoned, its page not finished), the change is there to read.
+    page.abandonWrite(sequence: end)
+    #expect(resources.lookWithoutLock(at: { known }, mapping: true, waiting: false, limit: 1 << 20)?.freshness == .changed(nil))
+  }
+
+  /// A replacement heard of while another process's write is under way waits for that write's
+  /// own event; when the write does not move on (its writer died mid-write), the replacement is
+  /// delivered after a moment all the same.
+  @Test func aReplacementDuringAStalledWriteIsDeliveredAfterAMoment() async throws {
+    let directory = try TemporaryDirectory()
+    let target = FilePath(directory.path("value.json"))
+    let file = DiskFile(
+      path: target, durability: .atomic, filePermissions: [.ownerReadWrite],
+      directoryPermissions: [.ownerReadWriteExecute], maximumReadSize: FileStorage.defaultMaximumReadSize
+    )
+    let written = file.beginTransaction()
+    try written.commit(.contents(Data("1\n".utf8)))
+    written.end()
+    let (events, heard) = AsyncStream<FileWatchEvent>.makeStream()
+    let token = file.watch { heard.yield($0) }
+    defer { token.cancel() }
+    let heardEvents = AsyncQueue(events)
+    let staged = directory.path("staged.json")
+    func replaceByAnotherProgram(with text: String) throws {
+      try Data(text.utf8).write(to: URL(fileURLWithPath: staged))
+      #expect(rename(staged, target.string) == 0)
+    }
+    // Heard at once while no write is under way (which also shows that the watch is in place).
+    try replaceByAnotherProgram(with: "2\n")
+    _ = try await heardEvents.next(seconds: 10) { $0 == .replaced }
+
+    let lock = try FileDescriptor.open(FilePath(directory.path(".value.json.sharedstate-lock")), .readWrite)
+    defer { try? lock.close() }
+    let page = try #require(CoordinationPage.map(lock, status: try lock.status()))
+    let ending = page.beginWrite()
+    defer { page.abandonWrite(sequence: ending) }
+    try replaceByAnotherProgram(with: "3\n")
+    _ = try await heardEvents.next(seconds: 10) { $0 == .replaced }
+  }
 }

@@ -42,13 +42,14 @@ extension DiskFile {
   /// Tells `onEvent` of an admitted replacement, judged by the look made at admission when there
   /// was one, otherwise by a look now (mapping the page).
   ///
-  /// While another process's write is under way its own event follows, so nothing is delivered
-  /// now (a watcher reading then would wait for that writer): the change is looked at again a
-  /// little later instead, in case that writer died mid-write.
+  /// While another write is under way its own event follows, so nothing is delivered now (a
+  /// watcher reading then would wait for that writer): the change is looked at again a little
+  /// later instead, in case that writer died mid-write.
   private func deliver(_ onEvent: @escaping @Sendable (FileWatchEvent) -> Void) {
     let admitted = state.withLock { $0.admitted }
     if case .changed = admitted { return onEvent(.replaced) }
-    switch lookNow() {
+    let look = lookNow()
+    switch look.freshness {
     case .unchanged:
       break
     case .changed:
@@ -58,24 +59,37 @@ extension DiskFile {
         defer { state.isRecheckScheduled = true }
         return state.isRecheckScheduled
       }
-      if isScheduled { return }
-      // Dispatch may start a thread here, which would inherit a delivery thread's batch policy.
-      CurrentThread.withDefaultScheduling {
-        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(10)) { [self] in
-          state.withLock { $0.isRecheckScheduled = false }
-          if lookNow() != .unchanged { onEvent(.replaced) }
+      if !isScheduled { scheduleRecheck(busyAt: look.sequence, onEvent) }
+    }
+  }
+
+  /// Looks again in a moment at a change seen while a write was under way (at `sequence`).
+  /// Delivered when the look finds a change, or the same write still under way (its writer may
+  /// have died: the read that follows waits for its lock, which its death releases). A write
+  /// that has moved on since is alive, and its events follow: the look is made again later, until
+  /// it finds no write under way.
+  private func scheduleRecheck(busyAt sequence: UInt64, _ onEvent: @escaping @Sendable (FileWatchEvent) -> Void) {
+    // Dispatch may start a thread here, which would inherit a delivery thread's batch policy.
+    CurrentThread.withDefaultScheduling {
+      DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(10)) { [self] in
+        let look = lookNow()
+        if look.freshness == .busy, look.sequence != sequence {
+          return scheduleRecheck(busyAt: look.sequence, onEvent)
         }
+        state.withLock { $0.isRecheckScheduled = false }
+        if look.freshness != .unchanged { onEvent(.replaced) }
       }
     }
   }
 
-  /// One look from the delivering thread, which may map the page and wait a moment for a writer.
-  private func lookNow() -> Freshness {
+  /// One look from the delivering thread, which may map the page and wait a moment for a writer;
+  /// without a page, a change to read, at sequence 0.
+  private func lookNow() -> (freshness: Freshness, sequence: UInt64) {
     guard
       let look = resources.lookWithoutLock(
         at: { known }, mapping: true, waiting: true, limit: maximumReadSize, forEvent: true
       )
-    else { return .changed(nil) }
-    return keep(look.freshness)
+    else { return (.changed(nil), 0) }
+    return (keep(look.freshness), look.sequence)
   }
 }

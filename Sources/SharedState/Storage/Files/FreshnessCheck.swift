@@ -9,7 +9,8 @@ enum Freshness: Equatable {
   /// Indirect: every handle keeps its last look, and most handles of a program that opens
   /// thousands of keys never see a change.
   indirect case changed(FileKnowledge?)
-  /// A cooperating write is under way: its own event follows, unless its writer dies.
+  /// A cooperating write is under way, or began during the look: its own event follows, unless
+  /// its writer dies.
   case busy
 }
 
@@ -73,6 +74,11 @@ struct FreshnessCheck {
       freshness = .busy
     } else if known.state != nil, sequence & 1 == 0, sequence == known.sequence, identity == known.identity {
       freshness = .unchanged
+    } else if !isLocked, let page, case let now = page.sequence, now != sequence {
+      // A write began after the sequence was read, and the entry looked up may be its result,
+      // which its own event announces (and a write of this process's own, not yet known): as
+      // for any write under way, nothing is read now.
+      return Look(freshness: .busy, target: target, sequence: now)
     } else {
       freshness = .changed(described(at: sequence, identity: identity, page: page, limit: limit))
     }
