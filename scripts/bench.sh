@@ -9,7 +9,8 @@
 #               the writer's system calls only, no Swift, no JSON), without watching ("C floor")
 #               and with every process watching the directory as SharedState's do by default
 #               ("C watching": a thread reading inotify events, with the calls libinotifytools
-#               makes for each batch, and the page). Each figure is
+#               makes for each batch, and the page). The file, the app-storage key and the
+#               floors all write one path (the suite's file). Each figure is
 #               the median of --repeat runs, the kinds interleaved; ratios are to SQLite's median
 #               of the same run, and "noise" is the spread of SQLite's own runs around it
 #   latency     from a write in one process to the change seen in another: p50, p99, max over
@@ -72,19 +73,24 @@ throughput() {
   local total=$operations
   [ -n "$fsync" ] && total=$fsync_operations
   local each=$((total / processes)) start pids=()
-  rm -rf "$where/counter.json" "$where/.counter.json."* "$where/counter.db"* "$where/suite"
+  # The file, the C floors and the app-storage key all write the same path (the suite's file of
+  # key "counter"): every system call of a write walks the path, one component more costs each
+  # of them, and the floors are floors of the same work.
+  local counter="$where/suite/counter.json"
+  rm -rf "$where/counter.db"* "$where/suite"
+  mkdir -p "$where/suite"
   # SQLite: create the database and switch it to WAL once, before the workers race for it.
   [ "$kind" = sqlite ] && "$sqlite_counter" "$where/counter.db" 0 0 >/dev/null
   start=$(( $(now) + 500000000 ))
   for _ in $(seq "$processes"); do
     if [ "$kind" = file ]; then
-      "$demo" increment --file "$where/counter.json" --times "$each" --start-at "$start" $fsync >/dev/null &
+      "$demo" increment --file "$counter" --times "$each" --start-at "$start" $fsync >/dev/null &
     elif [ "$kind" = app ]; then
       "$demo" increment --suite "$where/suite" --key counter --times "$each" --start-at "$start" $fsync >/dev/null &
     elif [ "$kind" = c ]; then
-      "$protocol_counter" "$where/counter.json" "$each" "$start" ${fsync:+fsync} >/dev/null &
+      "$protocol_counter" "$counter" "$each" "$start" ${fsync:+fsync} >/dev/null &
     elif [ "$kind" = c-watching ]; then
-      "$protocol_counter" "$where/counter.json" "$each" "$start" ${fsync:+fsync} watch >/dev/null &
+      "$protocol_counter" "$counter" "$each" "$start" ${fsync:+fsync} watch >/dev/null &
     else
       "$sqlite_counter" "$where/counter.db" "$each" "$start" ${fsync:+full} >/dev/null &
     fi
