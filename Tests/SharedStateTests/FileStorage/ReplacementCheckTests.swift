@@ -10,22 +10,14 @@ import Testing
 struct ReplacementCheckTests {
   @Test func aReplacementDuringTheHandlesOwnWriteIsNotTakenForIt() throws {
     let directory = try TemporaryDirectory()
-    let target = FilePath(directory.path("value.json"))
     let permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead]
-    let file = DiskFile(
-      path: target, durability: .atomic, filePermissions: permissions,
-      directoryPermissions: [.ownerReadWriteExecute], maximumReadSize: FileStorage.defaultMaximumReadSize
-    )
-    let written = file.beginTransaction()
-    try written.commit(.contents(Data("1\n".utf8)))
-    written.end()
+    let (_, target) = try Self.handleOnWrittenFile(in: directory, permissions: permissions)
 
     // The handle's next write, half done: the page's sequence is odd, and the handle already
     // knows where the write ends and what it put at the target name (the transaction records it
     // before it publishes the write on the page).
-    let lock = try FileDescriptor.open(FilePath(directory.path(".value.json.sharedstate-lock")), .readWrite)
+    let (page, lock) = try Self.mapPage(in: directory)
     defer { try? lock.close() }
-    let page = try #require(CoordinationPage.map(lock, status: try lock.status()))
     let ending = page.beginWrite()
     defer { page.abandonWrite(sequence: ending) }
     let resources = PathResources.forTarget(
@@ -41,9 +33,7 @@ struct ReplacementCheckTests {
     #expect(freshness(of: own, waiting: false) == .unchanged)
 
     // A program that takes no lock replaces the file in that moment: that is a change.
-    let staged = directory.path("staged.json")
-    try Data("5\n".utf8).write(to: URL(fileURLWithPath: staged))
-    #expect(rename(staged, target.string) == 0)
+    try Self.replace(target, with: "5\n", in: directory)
     #expect(freshness(of: own, waiting: false) == .changed(nil))
     #expect(freshness(of: own, waiting: true) == .changed(nil))
   }
@@ -75,9 +65,7 @@ struct ReplacementCheckTests {
     #expect(watcher.isUnchangedUnprompted())
 
     // Replaced by a program that takes no lock.
-    let staged = directory.path("staged.json")
-    try Data("2\n".utf8).write(to: URL(fileURLWithPath: staged))
-    #expect(rename(staged, target.string) == 0)
+    try Self.replace(target, with: "2\n", in: directory)
     #expect(!watcher.isUnchangedUnprompted())
     #expect(try watcher.readIfChangedUnprompted() == .contents(Data("2\n".utf8)))
     #expect(watcher.isUnchangedUnprompted())
@@ -95,20 +83,11 @@ struct ReplacementCheckTests {
   /// writer's lock).
   @Test func aWriteBegunDuringTheLookIsLeftToItsOwnEvent() throws {
     let directory = try TemporaryDirectory()
-    let target = FilePath(directory.path("value.json"))
     let permissions: FilePermissions = [.ownerReadWrite]
-    let file = DiskFile(
-      path: target, durability: .atomic, filePermissions: permissions,
-      directoryPermissions: [.ownerReadWriteExecute], maximumReadSize: FileStorage.defaultMaximumReadSize
-    )
-    let written = file.beginTransaction()
-    try written.commit(.contents(Data("1\n".utf8)))
-    written.end()
+    let (file, target) = try Self.handleOnWrittenFile(in: directory, permissions: permissions)
     let known = file.known
-
-    let lock = try FileDescriptor.open(FilePath(directory.path(".value.json.sharedstate-lock")), .readWrite)
+    let (page, lock) = try Self.mapPage(in: directory)
     defer { try? lock.close() }
-    let page = try #require(CoordinationPage.map(lock, status: try lock.status()))
     let resources = PathResources.forTarget(
       target, filePermissions: permissions, directoryPermissions: [.ownerReadWriteExecute]
     )
@@ -120,9 +99,7 @@ struct ReplacementCheckTests {
       at: {
         if ending == nil {
           ending = page.beginWrite()
-          let staged = directory.path("staged.json")
-          try? Data("2\n".utf8).write(to: URL(fileURLWithPath: staged))
-          #expect(rename(staged, target.string) == 0)
+          #expect(throws: Never.self) { try Self.replace(target, with: "2\n", in: directory) }
         }
         return known
       },
@@ -142,33 +119,58 @@ struct ReplacementCheckTests {
   /// delivered after a moment all the same.
   @Test func aReplacementDuringAStalledWriteIsDeliveredAfterAMoment() async throws {
     let directory = try TemporaryDirectory()
-    let target = FilePath(directory.path("value.json"))
-    let file = DiskFile(
-      path: target, durability: .atomic, filePermissions: [.ownerReadWrite],
-      directoryPermissions: [.ownerReadWriteExecute], maximumReadSize: FileStorage.defaultMaximumReadSize
-    )
-    let written = file.beginTransaction()
-    try written.commit(.contents(Data("1\n".utf8)))
-    written.end()
+    let (file, target) = try Self.handleOnWrittenFile(in: directory)
     let (events, heard) = AsyncStream<FileWatchEvent>.makeStream()
     let token = file.watch { heard.yield($0) }
     defer { token.cancel() }
     let heardEvents = AsyncQueue(events)
-    let staged = directory.path("staged.json")
-    func replaceByAnotherProgram(with text: String) throws {
-      try Data(text.utf8).write(to: URL(fileURLWithPath: staged))
-      #expect(rename(staged, target.string) == 0)
-    }
     // Heard at once while no write is under way (which also shows that the watch is in place).
-    try replaceByAnotherProgram(with: "2\n")
+    try Self.replace(target, with: "2\n", in: directory)
     _ = try await heardEvents.next(seconds: 10) { $0 == .replaced }
 
-    let lock = try FileDescriptor.open(FilePath(directory.path(".value.json.sharedstate-lock")), .readWrite)
+    let (page, lock) = try Self.mapPage(in: directory)
     defer { try? lock.close() }
-    let page = try #require(CoordinationPage.map(lock, status: try lock.status()))
     let ending = page.beginWrite()
     defer { page.abandonWrite(sequence: ending) }
-    try replaceByAnotherProgram(with: "3\n")
+    try Self.replace(target, with: "3\n", in: directory)
     _ = try await heardEvents.next(seconds: 10) { $0 == .replaced }
+  }
+
+  /// A handle on `value.json` in `directory`, which it has written (so that the lock file and
+  /// its page exist), and the file's path.
+  private static func handleOnWrittenFile(
+    in directory: TemporaryDirectory,
+    permissions: FilePermissions = [.ownerReadWrite]
+  ) throws -> (file: DiskFile, target: FilePath) {
+    let target = FilePath(directory.path("value.json"))
+    let file = DiskFile(
+      path: target, durability: .atomic, filePermissions: permissions,
+      directoryPermissions: [.ownerReadWriteExecute], maximumReadSize: FileStorage.defaultMaximumReadSize
+    )
+    let written = file.beginTransaction()
+    defer { written.end() }
+    try written.commit(.contents(Data("1\n".utf8)))
+    return (file, target)
+  }
+
+  /// The coordination page of `value.json` in `directory`, mapped as another process maps it,
+  /// and the lock file's descriptor, for the caller to close.
+  private static func mapPage(in directory: TemporaryDirectory) throws -> (CoordinationPage, FileDescriptor) {
+    let lock = try FileDescriptor.open(FilePath(directory.path(".value.json.sharedstate-lock")), .readWrite)
+    guard let page = CoordinationPage.map(lock, status: try lock.status()) else {
+      try? lock.close()
+      throw PageNotMapped()
+    }
+    return (page, lock)
+  }
+
+  private struct PageNotMapped: Error {}
+
+  /// Puts a file holding `text` at `target` as a program that takes no lock does: written
+  /// beside it, then renamed over it.
+  private static func replace(_ target: FilePath, with text: String, in directory: TemporaryDirectory) throws {
+    let staged = directory.path("staged.json")
+    try Data(text.utf8).write(to: URL(fileURLWithPath: staged))
+    #expect(rename(staged, target.string) == 0)
   }
 }
