@@ -67,11 +67,14 @@ extension DiskFile {
   /// Delivered when the look finds a change, or the same write still under way (its writer may
   /// have died: the read that follows waits for its lock, which its death releases). A write
   /// that has moved on since is alive, and its events follow: the look is made again later, until
-  /// it finds no write under way.
+  /// it finds no write under way, or the handle is gone.
   private func scheduleRecheck(busyAt sequence: UInt64, _ onEvent: @escaping @Sendable (FileWatchEvent) -> Void) {
     // Dispatch may start a thread here, which would inherit a delivery thread's batch policy.
     CurrentThread.withDefaultScheduling {
-      DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(10)) { [self] in
+      // Weak: while other processes write on, the looks go on, and they must not keep a handle
+      // whose watch has ended.
+      DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(10)) { [weak self] in
+        guard let self else { return }
         let look = lookNow()
         if look.freshness == .busy, look.sequence != sequence {
           return scheduleRecheck(busyAt: look.sequence, onEvent)
