@@ -354,21 +354,18 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
       if let error = saveError { throw error }
       return
     }
+    // The key's `save` is the program's code (a custom key): called once the lock is released.
+    let value = lock.withLock { storedValue }
     try await withCheckedThrowingContinuation { (resumption: CheckedContinuation<Void, any Error>) in
-      // The value is read and handed to the key under the lock, as `withLock` saves: saves
-      // reach the key in the order of the values they save.
-      lockedForChange {
-        key.save(
-          storedValue,
-          context: .userInitiated,
-          continuation: SaveContinuation(describing: key) { [self] result in
-            changing { finishSave(result.failure) }
-            resumption.resume(with: result)
-          }
-        )
-      }
+      key.save(
+        value,
+        context: .userInitiated,
+        continuation: SaveContinuation(describing: key) { [self] result in
+          changing { finishSave(result.failure) }
+          resumption.resume(with: result)
+        }
+      )
     }
-    deliverPendingChanges()
   }
 
   /// For a key shared with other processes, saves the latest value in a transaction of its own,
