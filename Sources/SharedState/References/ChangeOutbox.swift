@@ -41,6 +41,15 @@ struct ChangeOutbox<Value> {
     if carriesValue { pendingValues.append(value) }
   }
 
+  /// Queues a save of a committed value through a key that does not share its storage with
+  /// other processes: the key's `save` is the program's code (a custom key), called in commit
+  /// order with no lock held, as observers are.
+  @inline(__always)
+  mutating func queueSave(_ value: Value) {
+    pending.append(.save)
+    pendingValues.append(value)
+  }
+
   /// Queues the news that a status property changed.
   @inline(__always)
   mutating func changed(_ property: ObservedProperty) {
@@ -129,6 +138,8 @@ enum OutboxEntry {
   case property(ObservedProperty)
   /// The value a listener starts from, for that listener only (always carried).
   case initialValue(listener: Int)
+  /// A committed value to hand to the key's `save` (always carried).
+  case save
 }
 
 /// A batch of changes taken from a ``ChangeOutbox`` to deliver: the entries, the values of

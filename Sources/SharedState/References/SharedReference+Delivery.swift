@@ -57,7 +57,8 @@ extension SharedReference {
     }
   }
 
-  /// Tells Observation and the listeners, in order, with no lock held.
+  /// Tells Observation and the listeners, and hands saves to the key, in order, with no lock
+  /// held.
   private func deliver(_ batch: OutboxBatch<Value>) {
     // By index: an iterator or an optional of a generic value is a type formed per write.
     var valueIndex = 0
@@ -73,6 +74,9 @@ extension SharedReference {
         announce(property)
       case let .initialValue(id):
         batch.listeners?.deliverInitialValue(batch.values[valueIndex], to: id)
+        valueIndex += 1
+      case .save:
+        saveThroughKey(batch.values[valueIndex])
         valueIndex += 1
       }
     }

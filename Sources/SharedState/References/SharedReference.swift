@@ -230,7 +230,7 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
       return result
     }
     store(newValue, isFromElsewhere: false)
-    saveThroughKey(newValue)
+    if writableKey != nil { outbox.queueSave(newValue) }
     return result
   }
 
@@ -263,8 +263,9 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
   }
 
   /// Saves a changed value through the key, outside a transaction (keys that do not share their
-  /// storage with other processes). Call with `lock` held.
-  private func saveThroughKey(_ value: Value) {
+  /// storage with other processes). Called with no lock held, in commit order (see
+  /// ``ChangeOutbox/queueSave(_:)``).
+  func saveThroughKey(_ value: Value) {
     guard let key = writableKey else { return }
     key.save(
       value,

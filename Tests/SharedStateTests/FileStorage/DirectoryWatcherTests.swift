@@ -9,17 +9,6 @@ import Testing
 /// the reading thread.
 @Suite("Directory watcher")
 struct DirectoryWatcherTests {
-  /// Waits until the directory of `file` is watched: on a busy machine a registration may return
-  /// before (its handle then hears `resynchronize`), and a write made meanwhile raises no event.
-  private static func waitUntilWatched(_ file: String) async throws {
-    let directory = FilePath(file).removingLastComponent()
-    let deadline = Date().addingTimeInterval(20)
-    while DirectoryWatcher.shared.state(of: directory) != .watched {
-      try #require(Date() < deadline, "\(directory) was not watched in time")
-      try await Task.sleep(for: .milliseconds(5))
-    }
-  }
-
   /// Collects the events of one registration.
   private static func watch(_ path: String) -> (WatchToken, AsyncQueue<FileWatchEvent>) {
     let (events, continuation) = AsyncStream<FileWatchEvent>.makeStream()
@@ -32,7 +21,7 @@ struct DirectoryWatcherTests {
     let (tokenA, eventsA) = Self.watch(directory.path("a.json"))
     let (tokenB, eventsB) = Self.watch(directory.path("b.json"))
     defer { tokenA.cancel(); tokenB.cancel() }
-    try await Self.waitUntilWatched(directory.path("a.json"))
+    try await waitUntilWatched(directory.path("a.json"))
     // Companion files of a.json, then a.json itself written in place, then b.json replaced.
     let command = """
       echo x > '\(directory.path(".a.json.sharedstate-lock"))' && \
@@ -90,7 +79,7 @@ struct DirectoryWatcherTests {
       deliveryContinuation.yield((latency, isSlowBusy.value))
     }
     defer { fast.cancel() }
-    try await Self.waitUntilWatched(directory.path("fast.json"))
+    try await waitUntilWatched(directory.path("fast.json"))
 
     slowWritten.setValue(true)
     #expect(try await DemoProcess.shell("echo 1 > '\(directory.path("slow.json"))'").waitForExit() == 0)
