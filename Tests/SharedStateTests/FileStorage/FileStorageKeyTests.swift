@@ -250,7 +250,10 @@ struct FileStorageKeyTests {
       }
       finish.yield()
     }
-    _ = try await first(2, of: finished, seconds: 60)
+    // A bound for a deadlock, which never ends: inside the full parallel suite the cooperative
+    // pool, which runs each round's `save()`, can be busy for tens of seconds (this took 67–81 s
+    // there, 1 s alone).
+    _ = try await first(2, of: finished, seconds: 300)
     // A save writes the latest value, in a transaction of its own: never an older one over an
     // increment, so that none is lost.
     #expect(count == rounds)

@@ -183,9 +183,11 @@ struct PostgresServerFailureTests {
     return (ran, ContinuousClock.now - start)
   }
 
-  /// Waits until `query` (a count) answers something other than 0.
+  /// Waits until `query` (a count) answers something other than 0. The bound is for failure:
+  /// inside the full parallel suite the cooperative pool's threads can all be busy for tens of
+  /// seconds (a clean-clone run failed a 20-second bound here 85 s into the test).
   private func waitFor(_ server: PostgresServer, _ query: String) async throws {
-    try await withTimeout(seconds: 20) {
+    try await withTimeout(seconds: 120) {
       // Each `psql` blocks its thread: off the cooperative pool, which the other tests need.
       while try await offThePool({ try server.psql(query) }) == "0" { try await Task.sleep(for: .milliseconds(10)) }
     }
