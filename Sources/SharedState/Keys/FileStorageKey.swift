@@ -202,9 +202,10 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     } catch {
       outcome = .failure(error)
     }
-    // Once the transaction has ended: the continuation takes the reference's lock, which is
+    // Once the transaction has ended: a continuation may take a reference's lock, which is
     // everywhere else taken before the file's (a `withLock`, a change taken in), so taking it
-    // while this still held the file's lock could deadlock with them.
+    // while this still held the file's lock could deadlock with them. (A reference saves a
+    // key like this one in a transaction of its own; a program may call `save` directly.)
     continuation.resume(with: outcome)
   }
 

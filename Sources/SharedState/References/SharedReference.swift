@@ -351,10 +351,7 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
 
   nonisolated(nonsending) func save() async throws {
     guard let key = writableKey else { return }
-    if let saveError = saveInTransaction() {
-      if let error = saveError { throw error }
-      return
-    }
+    if let outcome = saveInTransaction() { return try outcome.get() }
     // The key's `save` is the program's code (a custom key): called once the lock is released.
     let value = lock.withLock { storedValue }
     try await withCheckedThrowingContinuation { (resumption: CheckedContinuation<Void, any Error>) in
@@ -373,9 +370,9 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
   /// begun under `lock` as a `withLock`'s is. The value read and then saved outside it could be
   /// older than one another thread or process committed in between, and would write over it.
   ///
-  /// - Returns: `nil` for other keys; otherwise the save's outcome: `.some(nil)` when it
-  ///   succeeded, or its error (which is also ``saveError``).
-  private func saveInTransaction() -> (any Error)?? {
+  /// - Returns: `nil` for other keys; otherwise the save's outcome (a failure's error is also
+  ///   ``saveError``).
+  private func saveInTransaction() -> Result<Void, any Error>? {
     changing {
       guard let crossProcessKey else { return nil }
       let transaction = crossProcessKey.beginTransaction { change in
@@ -384,9 +381,12 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
       defer { transaction.end() }
       if let readFailure = transaction.readFailure {
         setSaveError(readFailure)
-        return .some(readFailure)
+        return .failure(readFailure)
       }
-      return .some(commit(storedValue, to: crossProcessKey, through: transaction, isNew: false))
+      if let saveError = commit(storedValue, to: crossProcessKey, through: transaction, isNew: false) {
+        return .failure(saveError)
+      }
+      return .success(())
     }
   }
 }

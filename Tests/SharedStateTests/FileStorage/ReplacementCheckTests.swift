@@ -165,7 +165,8 @@ struct ReplacementCheckTests {
   /// The coordination page of `value.json` in `directory`, mapped as another process maps it,
   /// and the lock file's descriptor, for the caller to close.
   private static func mapPage(in directory: TemporaryDirectory) throws -> (CoordinationPage, FileDescriptor) {
-    let lock = try FileDescriptor.open(FilePath(directory.path(".value.json.sharedstate-lock")), .readWrite)
+    let lockFile = CompanionPaths(target: FilePath(directory.path("value.json"))).lock
+    let lock = try FileDescriptor.open(lockFile, .readWrite)
     guard let page = CoordinationPage.map(lock, status: try lock.status()) else {
       try? lock.close()
       throw PageNotMapped()
