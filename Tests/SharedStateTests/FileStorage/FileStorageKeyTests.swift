@@ -4,6 +4,7 @@ import Foundation
 import IdentifiedCollections
 import IssueReporting
 @testable import SharedState
+import Synchronization
 import Testing
 
 /// File storage in one process, on the real file system.
@@ -259,6 +260,45 @@ struct FileStorageKeyTests {
     #expect(count == rounds)
     let stored = try Data(contentsOf: URL(fileURLWithPath: directory.path("count.json")))
     #expect(String(decoding: stored, as: UTF8.self) == String(rounds))
+  }
+
+  /// A program may call a file key's `save` itself, with a continuation that uses the same state.
+  /// The key resumes it once its transaction has ended: a continuation that takes the
+  /// reference's lock (here, through a `withLock` of its own) while another thread's `withLock`
+  /// holds that lock and waits for the file's would otherwise deadlock, and one that takes the
+  /// file's lock again on the same thread would never get it. Threads of their own, so that a
+  /// deadlock cannot also stop the timeout.
+  @Test func aKeysSaveResumesItsContinuationOnceTheFileIsUnlocked() async throws {
+    let directory = try TemporaryDirectory()
+    let url = URL(fileURLWithPath: directory.path("count.json"))
+    @Shared(.fileStorage(url)) var count = 0
+    let shared = $count
+    let key = FileStorageKey<Int>.fileStorage(url)
+    let rounds = 500
+    let (finished, finish) = AsyncStream<Void>.makeStream()
+    let failures = Mutex<[String]>([])
+    Thread.detachNewThread {
+      for _ in 0..<rounds { shared.withLock { $0 += 1 } }
+      finish.yield()
+    }
+    Thread.detachNewThread {
+      for round in 0..<rounds {
+        let resumed = DispatchSemaphore(value: 0)
+        key.save(round, context: .userInitiated, continuation: SaveContinuation { outcome in
+          if case let .failure(error) = outcome { failures.withLock { $0.append("\(error)") } }
+          shared.withLock { $0 += 1 }
+          resumed.signal()
+        })
+        resumed.wait()
+      }
+      finish.yield()
+    }
+    // A bound for a deadlock only (see the test above for the busy pool).
+    _ = try await first(2, of: finished, seconds: 300)
+    #expect(failures.withLock { $0 } == [])
+    // The reference and the file agree once both threads are done.
+    let stored = try Data(contentsOf: url)
+    #expect(String(decoding: stored, as: UTF8.self) == String(count))
   }
 }
 
