@@ -235,12 +235,12 @@ struct FileStorageKeyTests {
     @Shared(.fileStorage(URL(fileURLWithPath: directory.path("count.json")))) var count = 0
     let shared = $count
     let rounds = 5000
-    let (finished, finish) = AsyncStream<Void>.makeStream()
-    Thread.detachNewThread {
+    // A bound for a deadlock, which never ends: inside the full parallel suite the cooperative
+    // pool, which runs each round's `save()`, can be busy for tens of seconds (this took 67–81 s
+    // there, 1 s alone).
+    try await onThreadsOfTheirOwn(seconds: 300) {
       for _ in 0..<rounds { shared.withLock { $0 += 1 } }
-      finish.yield()
-    }
-    Thread.detachNewThread {
+    } _: {
       for _ in 0..<rounds {
         let saved = DispatchSemaphore(value: 0)
         Task {
@@ -249,12 +249,7 @@ struct FileStorageKeyTests {
         }
         saved.wait()
       }
-      finish.yield()
     }
-    // A bound for a deadlock, which never ends: inside the full parallel suite the cooperative
-    // pool, which runs each round's `save()`, can be busy for tens of seconds (this took 67–81 s
-    // there, 1 s alone).
-    _ = try await first(2, of: finished, seconds: 300)
     // A save writes the latest value, in a transaction of its own: never an older one over an
     // increment, so that none is lost.
     #expect(count == rounds)
@@ -266,8 +261,7 @@ struct FileStorageKeyTests {
   /// The key resumes it once its transaction has ended: a continuation that takes the
   /// reference's lock (here, through a `withLock` of its own) while another thread's `withLock`
   /// holds that lock and waits for the file's would otherwise deadlock, and one that takes the
-  /// file's lock again on the same thread would never get it. Threads of their own, so that a
-  /// deadlock cannot also stop the timeout.
+  /// file's lock again on the same thread would never get it.
   @Test func aKeysSaveResumesItsContinuationOnceTheFileIsUnlocked() async throws {
     let directory = try TemporaryDirectory()
     let url = URL(fileURLWithPath: directory.path("count.json"))
@@ -275,13 +269,11 @@ struct FileStorageKeyTests {
     let shared = $count
     let key = FileStorageKey<Int>.fileStorage(url)
     let rounds = 500
-    let (finished, finish) = AsyncStream<Void>.makeStream()
     let failures = Mutex<[String]>([])
-    Thread.detachNewThread {
+    // A bound for a deadlock only (see the test above for the busy pool).
+    try await onThreadsOfTheirOwn(seconds: 300) {
       for _ in 0..<rounds { shared.withLock { $0 += 1 } }
-      finish.yield()
-    }
-    Thread.detachNewThread {
+    } _: {
       for round in 0..<rounds {
         let resumed = DispatchSemaphore(value: 0)
         key.save(round, context: .userInitiated, continuation: SaveContinuation { outcome in
@@ -291,10 +283,7 @@ struct FileStorageKeyTests {
         })
         resumed.wait()
       }
-      finish.yield()
     }
-    // A bound for a deadlock only (see the test above for the busy pool).
-    _ = try await first(2, of: finished, seconds: 300)
     #expect(failures.withLock { $0 } == [])
     // The reference and the file agree once both threads are done.
     let stored = try Data(contentsOf: url)

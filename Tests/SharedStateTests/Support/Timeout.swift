@@ -1,3 +1,5 @@
+import Foundation
+
 /// The error a test gets when what it waits for does not happen in time.
 struct TimedOut: Error, CustomStringConvertible {
   let seconds: Double
@@ -35,4 +37,18 @@ func first<S: AsyncSequence & Sendable>(
     }
     return elements
   }
+}
+
+/// Runs each of `loops` on a thread of its own, all at once, and waits until every one has
+/// returned, failing with ``TimedOut`` after `seconds`. For work that may deadlock: on the
+/// cooperative pool a deadlock could also hold the threads that run the timeout.
+func onThreadsOfTheirOwn(seconds: Double, _ loops: (@Sendable () -> Void)...) async throws {
+  let (finished, finish) = AsyncStream<Void>.makeStream()
+  for loop in loops {
+    Thread.detachNewThread {
+      loop()
+      finish.yield()
+    }
+  }
+  _ = try await first(loops.count, of: finished, seconds: seconds)
 }
