@@ -83,9 +83,7 @@ final class ConnectionPool: Sendable {
   func ensureTable(on connection: PostgresConnection, by deadline: Deadline) throws {
     guard !state.withLockedValue({ $0.tableExists }) else { return }
     let table = PostgresConnectionHub.table
-    let exists = try connection.query("SELECT to_regclass(\(table)) IS NOT NULL", logger: logger)
-      .wait(on: connection, by: deadline)
-    if try exists.rows.first?.decode(Bool.self) != true {
+    if try !tableExists(on: connection, by: deadline) {
       do {
         _ = try connection.query(
           """
@@ -99,10 +97,21 @@ final class ConnectionPool: Sendable {
           """,
           logger: logger
         ).wait(on: connection, by: deadline)
-      } catch let error as PSQLError where ["23505", "42P07"].contains(error.serverInfo?[.sqlState]) {
-        // Another process created it at the same moment.
+      } catch {
+        // Another process may have created it at the same moment. PostgreSQL then answers with
+        // one of several errors, depending on how far the two creations had got (a duplicate
+        // table, a duplicate type, a duplicate key in its catalog): so the table is looked for
+        // again rather than the error told apart. Any other failure is the one reported.
+        guard (try? tableExists(on: connection, by: deadline)) == true else { throw error }
       }
     }
     state.withLockedValue { $0.tableExists = true }
+  }
+
+  /// Whether the table is there, as this connection sees it now.
+  private func tableExists(on connection: PostgresConnection, by deadline: Deadline) throws -> Bool {
+    let exists = try connection.query("SELECT to_regclass(\(PostgresConnectionHub.table)) IS NOT NULL", logger: logger)
+      .wait(on: connection, by: deadline)
+    return try exists.rows.first?.decode(Bool.self) == true
   }
 }

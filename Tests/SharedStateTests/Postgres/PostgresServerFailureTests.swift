@@ -136,7 +136,7 @@ struct PostgresServerFailureTests {
         "exec \(server.psqlPath) -X -q -h 127.0.0.1 -p \(server.port) -U postgres -d postgres -c \"BEGIN; SELECT 1 FROM shared_state WHERE key = 'counter' FOR UPDATE; SELECT pg_sleep(60); COMMIT;\""
       )
       defer { holder.kill(SIGKILL) }
-      try await waitFor(server, "SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation WHERE c.relname = 'shared_state' AND l.mode = 'RowShareLock' AND l.pid <> pg_backend_pid()")
+      try await server.waitFor("SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation WHERE c.relname = 'shared_state' AND l.mode = 'RowShareLock' AND l.pid <> pg_backend_pid()")
       let shared = $counter
       let waitBegan = ContinuousClock.now
       // On a thread of its own, started here: the increment blocks its thread for the whole
@@ -151,7 +151,7 @@ struct PostgresServerFailureTests {
       // This process now waits for the lock; the server stops for 10.5 s, longer than half the
       // timeout. Its lock timeout, running on meanwhile, must not end the wait: the end of the
       // other session must.
-      try await waitFor(server, "SELECT count(*) FROM pg_locks WHERE NOT granted")
+      try await server.waitFor("SELECT count(*) FROM pg_locks WHERE NOT granted")
       try server.freeze()
       defer { try? server.thaw() }
       try await Task.sleep(for: .milliseconds(10_500))
@@ -181,16 +181,6 @@ struct PostgresServerFailureTests {
       $0 += 1
     }
     return (ran, ContinuousClock.now - start)
-  }
-
-  /// Waits until `query` (a count) answers something other than 0. The bound is for failure:
-  /// inside the full parallel suite the cooperative pool's threads can all be busy for tens of
-  /// seconds (a clean-clone run failed a 20-second bound here 85 s into the test).
-  private func waitFor(_ server: PostgresServer, _ query: String) async throws {
-    try await withTimeout(seconds: 120) {
-      // Each `psql` blocks its thread: off the cooperative pool, which the other tests need.
-      while try await offThePool({ try server.psql(query) }) == "0" { try await Task.sleep(for: .milliseconds(10)) }
-    }
   }
 
   @Test func aRowLockedElsewhereFailsWithLockWithTheServersReasonAndRunsNoClosure() async throws {
