@@ -55,11 +55,19 @@ extension FilePath {
         if errno != 0 { throw Errno(rawValue: errno) }
         return names
       }
-      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-        Array(raw.prefix { $0 != 0 })
-      }
+      let name = Self.name(of: entry)
       if name == [UInt8(ascii: ".")] || name == [UInt8(ascii: "."), UInt8(ascii: ".")] { continue }
       names.append(name)
     }
+  }
+
+  /// The bytes of an entry's name, read through the pointer up to its terminating zero.
+  ///
+  /// Not through `entry.pointee`, which copies a whole `struct dirent` (280 bytes): an entry is
+  /// only as long as its name (its `d_reclen`), and the copy of one that ends the C library's
+  /// buffer reads past it, into memory that may not be mapped (a crash seen in the tests).
+  private static func name(of entry: UnsafeMutablePointer<dirent>) -> [UInt8] {
+    let start = UnsafeRawPointer(entry) + MemoryLayout<dirent>.offset(of: \dirent.d_name)!
+    return Array(UnsafeRawBufferPointer(start: start, count: strlen(start.assumingMemoryBound(to: CChar.self))))
   }
 }
