@@ -88,7 +88,10 @@ struct ReadLimitTests {
     @Shared(.fileStorage(url, maximumReadSize: 8)) var value = 0
     $value.withLock { $0 = 7 }
     let long = Data("123456789".utf8)
-    try long.write(to: url)
+    // Replaced at once, as another program that writes a file whole does: written in place, the
+    // file is empty for a moment, which reads as no value (the default) if a look of this
+    // process's (its own write's event) falls then, and the last good value would be that one.
+    try long.write(to: url, options: .atomic)
     await #expect(throws: FileStorageError.self) { try await $value.load() }
     #expect(value == 7)
     #expect(($value.loadError as? FileStorageError)?.reason == .unreadable)
