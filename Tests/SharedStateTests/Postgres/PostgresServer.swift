@@ -153,11 +153,12 @@ final class PostgresServer: Sendable {
     return bin.flatMap { FileManager.default.isExecutableFile(atPath: $0) ? $0 : nil } ?? "/usr/bin/psql"
   }
 
-  /// Waits until `query` (a count) answers something other than 0. The bound is for failure:
-  /// inside the full parallel suite the cooperative pool's threads can all be busy for tens of
-  /// seconds (a clean-clone run failed a 20-second bound 85 s into a test).
-  func waitFor(_ query: String) async throws {
-    try await withTimeout(seconds: 120) {
+  /// Waits until `query` (a count) answers something other than 0, failing after `seconds`. The
+  /// bound is for failure, two minutes unless a test says otherwise: inside the full parallel
+  /// suite the cooperative pool's threads can all be busy for tens of seconds (a clean-clone run
+  /// failed a 20-second bound 85 s into a test).
+  func waitFor(_ query: String, seconds: Double = 120) async throws {
+    try await withTimeout(seconds: seconds) {
       // Each `psql` blocks its thread: off the cooperative pool, which the other tests need.
       while try await offThePool({ try self.psql(query) }) == "0" { try await Task.sleep(for: .milliseconds(10)) }
     }

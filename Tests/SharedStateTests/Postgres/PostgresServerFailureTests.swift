@@ -194,12 +194,10 @@ struct PostgresServerFailureTests {
         "\(server.psqlPath) -X -q -h 127.0.0.1 -p \(server.port) -U postgres -d postgres -c \"BEGIN; SELECT 1 FROM shared_state WHERE key = 'counter' FOR UPDATE; SELECT pg_sleep(30); COMMIT;\""
       )
       defer { holder.kill(SIGKILL) }
-      try await withTimeout(seconds: 20) {
-        let holdersLock = "SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation WHERE c.relname = 'shared_state' AND l.mode = 'RowShareLock' AND l.pid <> pg_backend_pid()"
-        while try await offThePool({ try server.psql(holdersLock) }) == "0" {
-          try await Task.sleep(for: .milliseconds(20))
-        }
-      }
+      try await server.waitFor(
+        "SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation WHERE c.relname = 'shared_state' AND l.mode = 'RowShareLock' AND l.pid <> pg_backend_pid()",
+        seconds: 20
+      )
       let (ran, waited) = timedIncrement($counter)
       let error = try #require($counter.saveError as? PostgresStorageError)
       #expect(error.sqlState == "55P03", "\(error)")
