@@ -171,6 +171,9 @@ struct WatchPlanTests {
     let plan = Self.plan(["/home/u/.config/app"], existing: ["/", "/home", "/home/u", "/home/u/.config", "/home/u/.config/app"])
     #expect(plan.targets[FilePath("/home/u/.config/app")] == WatchPlan.directoryEvents)
     #expect(plan.targets[FilePath("/home/u/.config")] == WatchPlan.guardEvents)
+    // Every file made in ~/.config would wake the watcher; only a departure can free the name.
+    #expect(!WatchPlan.guardEvents.contains(.created))
+    #expect(WatchPlan.awaitEvents.contains(.created))
     #expect(plan.targets.count == 2)
     #expect(plan.isGuarded("app", in: FilePath("/home/u/.config")))
     #expect(plan.watchedDirectories == [FilePath("/home/u/.config/app")])
@@ -179,7 +182,7 @@ struct WatchPlanTests {
 
   @Test func missingDirectoryIsWaitedForThroughItsNearestExistingAncestor() {
     let plan = Self.plan(["/data/a/b/c"], existing: ["/", "/data"])
-    #expect(plan.targets == [FilePath("/data"): WatchPlan.guardEvents])
+    #expect(plan.targets == [FilePath("/data"): WatchPlan.awaitEvents])
     #expect(plan.isGuarded("a", in: FilePath("/data")))
     #expect(!plan.isGuarded("b", in: FilePath("/data")))
     #expect(plan.watchedDirectories.isEmpty)

@@ -46,6 +46,8 @@ struct InotifyEvents: OptionSet, Hashable, Sendable {
   static let entryChanges: Self = [.closedAfterWriting, .movedFrom, .movedTo, .created, .deleted]
   /// The events that tell that a directory's entries appeared or went.
   static let entryArrivals: Self = [.movedFrom, .movedTo, .created, .deleted]
+  /// The events that tell that an entry that exists went or was replaced (renamed over).
+  static let entryDepartures: Self = [.movedFrom, .movedTo, .deleted]
   /// The events that tell that a watch no longer sees its directory at its path.
   static let watchEnded: Self = [.deletedSelf, .movedSelf, .unmounted, .ignored]
 }

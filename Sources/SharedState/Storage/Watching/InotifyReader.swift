@@ -49,13 +49,16 @@ final class InotifyReader: @unchecked Sendable {
   private var hasStartedBefore = false
   private var wakeDescriptor: WatchDescriptor?
   private var plan = WatchPlan(wanted: [], exists: { _ in false }) {
-    didSet { routingKeys = [:] }
+    didSet { forgetLearntKeys() }
   }
   private var appliedRevision = -1
   private var watches: [FilePath: ActiveWatch] = [:]
   private var pathsByDescriptor: [WatchDescriptor: FilePath] = [:] {
-    didSet { routingKeys = [:] }
+    didSet { forgetLearntKeys() }
   }
+  /// The names each watch guards (see ``WatchPlan/isGuarded(_:in:)``), `nil` when it guards
+  /// none, learnt at its first event as ``routingKeys`` are.
+  private var guardedNamesByDescriptor: [WatchDescriptor: Set<String>?] = [:]
   /// The key each watch's files' events are routed by, `nil` when they do not count (its path
   /// is no watched directory of the plan), learnt at its first event: asking the plan and
   /// keying the path both hash the path, on every event.
@@ -343,13 +346,16 @@ final class InotifyReader: @unchecked Sendable {
       return []
     }
     let name = event.name
-    if event.events.contains(.isDirectory) {
-      if !event.events.isDisjoint(with: InotifyEvents.entryArrivals), plan.isGuarded(name, in: path) {
-        disturbedPaths.insert(path.appending(name))
-        mustReplan = true
-      }
+    // Whatever arrives or leaves under a guarded name changes the plan: a directory, or a
+    // symbolic link put where a directory was (its events carry no `IN_ISDIR`).
+    if !event.events.isDisjoint(with: InotifyEvents.entryArrivals),
+      let guarded = guardedNames(of: event.descriptor, at: path), guarded.contains(name)
+    {
+      disturbedPaths.insert(path.appending(name))
+      mustReplan = true
       return []
     }
+    if event.events.contains(.isDirectory) { return [] }
     // Companion files' events were dropped above, from the name as the kernel gave it.
     guard !name.isEmpty, let routingKey = routingKey(of: event.descriptor, at: path) else {
       return []
@@ -368,6 +374,19 @@ final class InotifyReader: @unchecked Sendable {
     // Bounded: a read about many files looks at those past the first few once per event.
     if routedInRead.count < 16 { routedInRead.append(routed) }
     return watcher.route(change, directory: routingKey, name: name)
+  }
+
+  private func forgetLearntKeys() {
+    routingKeys = [:]
+    guardedNamesByDescriptor = [:]
+  }
+
+  /// The names the watch `descriptor` (on `path`) guards; `nil` when it guards none.
+  private func guardedNames(of descriptor: WatchDescriptor, at path: FilePath) -> Set<String>? {
+    if let known = guardedNamesByDescriptor[descriptor] { return known }
+    let names = plan.guardedNames[path]
+    guardedNamesByDescriptor[descriptor] = .some(names)
+    return names
   }
 
   /// The key the events of the files under the watch `descriptor` (on `path`) are routed by;

@@ -10,7 +10,16 @@ import SystemPackage
 /// - A wanted directory that does not exist is waited for through its nearest existing
 ///   ancestor, guarding the name of the next directory on the way.
 ///
-/// An entry arriving or leaving under a guarded name means the plan must be made again.
+/// An entry arriving or leaving under a guarded name means the plan must be made again,
+/// whatever the entry is: a symbolic link put where a suite was (as stow and home-manager do)
+/// leads the path to another directory.
+///
+/// inotify cannot filter a directory's events by name, so the parent's watch hears every entry
+/// made there (every file of `~/.config`, for a suite in it). It asks for no more than it
+/// needs: the parent of a directory that exists is not asked for creations, since nothing can
+/// be created at a name that is taken (the removal or move that frees the name comes first,
+/// and makes a plan that waits for a creation). A file written in place there then wakes
+/// nobody; a file renamed into place still does.
 struct WatchPlan: Equatable, Sendable {
   /// What each watched path is watched for.
   private(set) var targets: [FilePath: InotifyEvents] = [:]
@@ -25,8 +34,13 @@ struct WatchPlan: Equatable, Sendable {
   /// The events of a wanted directory's own watch.
   static let directoryEvents: InotifyEvents =
     InotifyEvents.entryChanges.union(InotifyEvents.watchEnded).union(.onlyDirectory)
-  /// The events of a watch that only guards names on the way to a wanted directory.
+  /// The events of a watch that only guards the name of a wanted directory that exists: its
+  /// removal, or a move away or over it.
   static let guardEvents: InotifyEvents =
+    InotifyEvents.entryDepartures.union(InotifyEvents.watchEnded).union(.onlyDirectory)
+  /// The events of a watch that waits for the next directory on the way to a wanted directory
+  /// that does not exist: its creation or arrival too.
+  static let awaitEvents: InotifyEvents =
     InotifyEvents.entryArrivals.union(InotifyEvents.watchEnded).union(.onlyDirectory)
 
   /// The plan for `wanted` absolute, lexically normal directories.
@@ -39,7 +53,7 @@ struct WatchPlan: Equatable, Sendable {
         watchedDirectories.insert(directory)
         servingPath[directory] = directory
         if let (parent, name) = directory.directoryAndName, exists(parent) {
-          guard_(name, in: parent)
+          guard_(name, in: parent, events: Self.guardEvents)
         }
       } else {
         var ancestor = directory
@@ -48,14 +62,14 @@ struct WatchPlan: Equatable, Sendable {
           (ancestor, next) = (parent, name)
           if exists(ancestor) { break }
         }
-        guard_(next, in: ancestor)
+        guard_(next, in: ancestor, events: Self.awaitEvents)
         servingPath[directory] = ancestor
       }
     }
   }
 
-  private mutating func guard_(_ name: String, in directory: FilePath) {
-    targets[directory, default: []].formUnion(Self.guardEvents)
+  private mutating func guard_(_ name: String, in directory: FilePath, events: InotifyEvents) {
+    targets[directory, default: []].formUnion(events)
     guardedNames[directory, default: []].insert(name)
   }
 
