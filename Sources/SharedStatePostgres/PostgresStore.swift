@@ -58,7 +58,8 @@ public struct PostgresStore: Hashable, Sendable {
   ///
   /// - Parameters:
   ///   - url: The connection URL. No error or description repeats its password.
-  ///   - namespace: The namespace of this store's keys.
+  ///   - namespace: The namespace of this store's keys: at most 512 bytes of UTF-8, without
+  ///     U+0000 (see <doc:Limits>; a longer one makes every key fail with a sentence).
   ///   - timeout: The longest any wait for the server lasts (see <doc:ServerFailures>); more
   ///     than zero.
   /// - Throws: ``PostgresURLError`` for a URL that cannot be used (one that does not parse,
@@ -78,7 +79,7 @@ public struct PostgresStore: Hashable, Sendable {
   ///
   /// - Throws: ``PostgresStorageError`` when the server cannot be asked, or (kind
   ///   ``PostgresStorageError/Kind/outsideLimits``) when the namespace is longer than 512 bytes
-  ///   of UTF-8 or holds U+0000, which PostgreSQL cannot keep (see ``PostgresKey``).
+  ///   of UTF-8 or holds U+0000, which PostgreSQL cannot keep (see <doc:Limits>).
   public func keys() throws -> [String] {
     do {
       try KeyLimits.check(namespace: namespace)
