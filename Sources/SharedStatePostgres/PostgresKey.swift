@@ -188,12 +188,21 @@ public struct PostgresKey<Value: Sendable>: SharedKey {
   ///
   /// - Throws: ``PostgresStorageError`` (outside limits).
   private func withinLimits() throws(PostgresStorageError) {
+    // Checked once per key: the key, the namespace and the length of a writer's id never change.
+    let checked = state.limits.withLockedValue { limits in
+      if let limits { return limits }
+      let checked = Result { () throws(KeyLimits.Exceeded) in
+        try KeyLimits.check(
+          key: key,
+          namespace: store.namespace,
+          notificationPrefix: hub.notifications.notificationPrefix(namespace: store.namespace, key: key)
+        )
+      }
+      limits = checked
+      return checked
+    }
     do {
-      try KeyLimits.check(
-        key: key,
-        namespace: store.namespace,
-        notificationPrefix: hub.notifications.notificationPrefix(namespace: store.namespace, key: key)
-      )
+      try checked.get()
     } catch {
       throw failure(.outsideLimits, error)
     }
@@ -325,6 +334,8 @@ final class PostgresKeyState: Sendable {
   }
 
   let fields = NIOLockedValueBox(Fields())
+  /// Whether the key is within PostgreSQL's limits, once checked.
+  let limits = NIOLockedValueBox<Result<Void, KeyLimits.Exceeded>?>(nil)
 }
 
 extension PostgresKey: CustomStringConvertible {
