@@ -91,6 +91,7 @@ final class MainQueueWatch: Sendable {
         switch MainThreadActivity.observe() {
         case .parkedByDispatch: .busy(.runByDispatch)
         case .running: .busy(.mainThreadComputing)
+        // Without /proc there is no sign of work: what the wait alone suggests.
         case .waiting, .unknown: .notRun
         }
       }
@@ -133,8 +134,8 @@ final class MainQueueWatch: Sendable {
     case .notRun:
       return """
         SharedState: a change from another process has waited 2 s for the main queue, which this \
-        program does not run (its main thread waits for something else and has not run it since \
-        changes began to arrive); run the main queue (an async main, dispatchMain(), \
+        program does not run (it has not run it since changes began to arrive, and its main \
+        thread is not computing); run the main queue (an async main, dispatchMain(), \
         RunLoop.main.run(), or SharedStateGLib in a GTK program), or, only if no observer of \
         shared state is main-actor code, set `SharedChangeDelivery.default = .immediate` at \
         start-up.
