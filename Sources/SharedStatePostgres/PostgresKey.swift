@@ -29,6 +29,33 @@ import SharedState
 ///   lock failed, or the server did not answer in time) does not run its closure and writes
 ///   nothing: ``Shared/saveError`` gives the reason.
 ///
+/// ## Limits
+///
+/// PostgreSQL keeps a key, its namespace and the notification of each write within limits
+/// that the library checks before it sends anything (for a server with PostgreSQL's usual 8 kB
+/// pages):
+/// - a key takes at most **2 048 bytes** of UTF-8, and a namespace at most **512** (both are the
+///   table's primary key, and an index entry holds at most 2 704 bytes);
+/// - neither contains U+0000, which PostgreSQL's `text` cannot hold;
+/// - the notification of a write, `["WRITER","NAMESPACE","KEY",VERSION]` as JSON, takes at
+///   most **7 999 bytes** (`NOTIFY`'s limit is 8 000), counting the writer's 36-character id and
+///   the longest version: only a key made mostly of control characters reaches it, since a
+///   control character takes up to 6 bytes there (`\u0001`; a quote or a backslash 2; any other
+///   character its UTF-8), so with the namespace `"default"` a key of 1 321 characters U+0001 is
+///   the longest that fits.
+///
+/// A key outside them is refused in one sentence that shows the first characters of the key and
+/// its length, never the whole key, and gives the limit: ``Shared/loadError`` when the key
+/// loads, ``Shared/saveError`` for a write (a `withLock` does not run its closure), each a
+/// ``PostgresStorageError`` of kind ``PostgresStorageError/Kind/outsideLimits``. Nothing is
+/// read or written for it. <doc:Limits> gives the reasons.
+///
+/// The value is not in the notification, and its only limit is `jsonb`'s: less than 256 MiB
+/// once PostgreSQL has parsed it (its size as text differs). The library cannot tell that size
+/// beforehand: the server refuses a larger value with its own reason, in the same kind of
+/// sentence (kind ``PostgresStorageError/Kind/unwritable``), and what was stored stays as it
+/// was.
+///
 /// Reads and writes block the calling thread until the server answers (a round trip on the
 /// network): like file storage, it is made for state that changes at human or script speed, not
 /// for a hot loop on a far-away server. No wait lasts longer than the store's
@@ -48,7 +75,7 @@ public struct PostgresKey<Value: Sendable>: SharedKey {
   /// Creates a key with closures that turn values into JSON and back.
   ///
   /// - Parameters:
-  ///   - key: The key's name.
+  ///   - key: The key's name: at most 2 048 bytes of UTF-8, without U+0000 (see "Limits").
   ///   - store: The namespace and server.
   ///   - decode: Turns the stored JSON into a value.
   ///   - encode: Turns a value into JSON (PostgreSQL refuses what is not JSON).
@@ -72,6 +99,12 @@ public struct PostgresKey<Value: Sendable>: SharedKey {
   /// Reads the row, blocking; a missing row keeps the default value.
   public func load(context: LoadContext<Value>, continuation: LoadContinuation<Value>) {
     do {
+      try withinLimits()
+    } catch {
+      continuation.resume(throwing: error)
+      return
+    }
+    do {
       let deadline = hub.deadline()
       let row = try hub.connections.withConnection(by: deadline) { connection in
         try StoredRow.read(namespace: store.namespace, key: key, on: connection, logger: logger)
@@ -88,6 +121,9 @@ public struct PostgresKey<Value: Sendable>: SharedKey {
   /// Listens for other processes' writes to the row (on the process's one listening
   /// connection), and reports a lost connection and the reload after it.
   public func subscribe(context: LoadContext<Value>, subscriber: SharedSubscriber<Value>) -> SharedSubscription {
+    // A key outside the limits is never written, so never notified: nothing to listen for, and
+    // nothing to read that could clear the load error that refused it.
+    guard (try? withinLimits()) != nil else { return SharedSubscription {} }
     let cancel = hub.notifications.addListener(
       NotificationRouter.Listener(
         namespace: store.namespace,
@@ -131,6 +167,7 @@ public struct PostgresKey<Value: Sendable>: SharedKey {
   /// see ``beginTransaction(receivingChange:)``. Never queued: a write that fails now is reported now.
   public func save(_ value: Value, context: SaveContext, continuation: SaveContinuation) {
     do {
+      try withinLimits()
       let json = try encodedJSON(value)
       let version: Int64
       do {
@@ -143,6 +180,31 @@ public struct PostgresKey<Value: Sendable>: SharedKey {
       continuation.resume()
     } catch {
       continuation.resume(throwing: error)
+    }
+  }
+
+  /// Refuses a key that PostgreSQL could not keep (see "Limits" above), before anything is
+  /// sent to the server.
+  ///
+  /// - Throws: ``PostgresStorageError`` (outside limits).
+  private func withinLimits() throws(PostgresStorageError) {
+    // Checked once per key: the key, the namespace and the length of a writer's id never change.
+    let checked = state.limits.withLockedValue { limits in
+      if let limits { return limits }
+      let checked = Result { () throws(KeyLimits.Exceeded) in
+        try KeyLimits.check(
+          key: key,
+          namespace: store.namespace,
+          notificationPrefix: hub.notifications.notificationPrefix(namespace: store.namespace, key: key)
+        )
+      }
+      limits = checked
+      return checked
+    }
+    do {
+      try checked.get()
+    } catch {
+      throw failure(.outsideLimits, error)
     }
   }
 
@@ -190,6 +252,9 @@ extension PostgresKey: CrossProcessKey {
   /// when another process wrote it since. The commit writes the new value with a new version,
   /// notifies and commits; a transaction that ends without a commit is rolled back.
   ///
+  /// A key outside the limits (see "Limits" above) is refused before the server is asked: the
+  /// transaction carries that refusal as its read failure.
+  ///
   /// When the current value cannot be established (no connection, `BEGIN` or the row's lock
   /// failed, or the server did not answer within the store's timeout), the transaction carries
   /// that failure as its read failure: `withLock` does not run its body, nothing is written, and
@@ -202,6 +267,12 @@ extension PostgresKey: CrossProcessKey {
   /// the server may have applied it.
   package func beginTransaction(receivingChange receive: (Result<Value?, any Error>) -> Void) -> any KeyTransaction {
     let transaction: RowTransaction
+    do {
+      try withinLimits()
+    } catch {
+      // A key the server could not keep: nothing is read, nothing runs, nothing is written.
+      return FailedKeyTransaction(error)
+    }
     do {
       transaction = try RowTransaction(
         namespace: store.namespace, key: key, connections: hub.connections, by: hub.deadline(), logger: logger
@@ -263,6 +334,8 @@ final class PostgresKeyState: Sendable {
   }
 
   let fields = NIOLockedValueBox(Fields())
+  /// Whether the key is within PostgreSQL's limits, once checked.
+  let limits = NIOLockedValueBox<Result<Void, KeyLimits.Exceeded>?>(nil)
 }
 
 extension PostgresKey: CustomStringConvertible {
@@ -282,7 +355,8 @@ extension SharedReaderKey {
   /// A key for a `Codable` value stored as `jsonb` in PostgreSQL: see ``PostgresKey``.
   ///
   /// - Parameters:
-  ///   - key: The key's name within the store's namespace.
+  ///   - key: The key's name within the store's namespace: at most 2 048 bytes of UTF-8, without
+  ///     U+0000 (see <doc:Limits>).
   ///   - store: The namespace and the server.
   ///   - decoder: The decoder for the stored JSON.
   ///   - encoder: The encoder for the stored JSON.

@@ -8,7 +8,9 @@ import PostgresNIO
 /// Its description is one sentence that names the key, the namespace and the server, and says
 /// what PostgreSQL (or the network) answered: `"The value of key "counter" in namespace
 /// "default" could not be written to PostgreSQL at 127.0.0.1:5432: permission denied for table
-/// shared_state (SQLSTATE 42501); it was not saved."`
+/// shared_state (SQLSTATE 42501); it was not saved."` A key or a namespace longer than a few
+/// dozen characters is cut short, with an ellipsis and its length (`"Jj0Q…" (2800
+/// characters)`): the sentence stays one line's worth, whatever the key.
 public struct PostgresStorageError: Error, CustomStringConvertible, Sendable {
   /// What went wrong.
   public enum Kind: Sendable, Hashable {
@@ -24,6 +26,10 @@ public struct PostgresStorageError: Error, CustomStringConvertible, Sendable {
     case disconnected
     /// The namespace's keys could not be listed.
     case unlistable
+    /// The key or its namespace is longer than PostgreSQL can keep, or holds a character it
+    /// cannot hold (see <doc:Limits>). The library refused it before asking the
+    /// server: nothing was read or written.
+    case outsideLimits
   }
 
   /// What went wrong.
@@ -53,9 +59,14 @@ public struct PostgresStorageError: Error, CustomStringConvertible, Sendable {
   /// One sentence.
   public var description: String {
     let subject =
-      key.map { "The value of key \(String(reflecting: $0)) in namespace \(String(reflecting: namespace))" }
-      ?? "The keys of namespace \(String(reflecting: namespace))"
+      key.map { "The value of key \(Self.quoted($0)) in namespace \(Self.quoted(namespace))" }
+      ?? "The keys of namespace \(Self.quoted(namespace))"
     switch kind {
+    case .outsideLimits:
+      let owner =
+        key.map { "The key \(Self.quoted($0)) of namespace \(Self.quoted(namespace))" }
+        ?? "The namespace \(Self.quoted(namespace))"
+      return "\(owner) cannot be kept in PostgreSQL: \(reason); nothing was read or written."
     case .unreadable:
       return "\(subject) could not be read from PostgreSQL at \(server): \(reason)."
     case .undecodable:
@@ -69,6 +80,22 @@ public struct PostgresStorageError: Error, CustomStringConvertible, Sendable {
     case .unlistable:
       return "\(subject) could not be listed from PostgreSQL at \(server): \(reason)."
     }
+  }
+
+  /// `text` as Swift writes it in a literal (`"counter"`); when that takes more than 64
+  /// characters, its first characters up to 48, an ellipsis and its length: `"Jj0Q…" (2800
+  /// characters)`. A key of 2 000 characters would otherwise make a message of 2 000.
+  static func quoted(_ text: String) -> String {
+    let whole = String(reflecting: text)
+    guard whole.count > 64 else { return whole }
+    var shown = ""
+    for character in text {
+      // Each character as it is escaped inside the literal (`\n`, `\u{1}`, `\"`).
+      let escaped = String(reflecting: String(character)).dropFirst().dropLast()
+      guard shown.count + escaped.count <= 48 else { break }
+      shown += escaped
+    }
+    return "\"\(shown)…\" (\(text.count) characters)"
   }
 
   /// Turns what postgres-nio or the network threw into a phrase (postgres-nio's own description

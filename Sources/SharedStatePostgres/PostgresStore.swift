@@ -33,7 +33,8 @@ public struct PostgresStore: Hashable, Sendable {
   ///     when longer; the server settings `statement_timeout`, `lock_timeout` and
   ///     `idle_in_transaction_session_timeout` are added to its startup parameters unless it
   ///     sets them.
-  ///   - namespace: The namespace of this store's keys.
+  ///   - namespace: The namespace of this store's keys: at most 512 bytes of UTF-8, without
+  ///     U+0000 (see <doc:Limits>; a longer one makes every key fail with a sentence).
   ///   - timeout: The longest any wait for the server lasts (see <doc:ServerFailures>); more
   ///     than zero.
   public init(
@@ -57,7 +58,8 @@ public struct PostgresStore: Hashable, Sendable {
   ///
   /// - Parameters:
   ///   - url: The connection URL. No error or description repeats its password.
-  ///   - namespace: The namespace of this store's keys.
+  ///   - namespace: The namespace of this store's keys: at most 512 bytes of UTF-8, without
+  ///     U+0000 (see <doc:Limits>; a longer one makes every key fail with a sentence).
   ///   - timeout: The longest any wait for the server lasts (see <doc:ServerFailures>); more
   ///     than zero.
   /// - Throws: ``PostgresURLError`` for a URL that cannot be used (one that does not parse,
@@ -75,8 +77,15 @@ public struct PostgresStore: Hashable, Sendable {
 
   /// The keys of the namespace that hold a value, sorted by their bytes.
   ///
-  /// - Throws: ``PostgresStorageError`` when the server cannot be asked.
+  /// - Throws: ``PostgresStorageError`` when the server cannot be asked, or (kind
+  ///   ``PostgresStorageError/Kind/outsideLimits``) when the namespace is longer than 512 bytes
+  ///   of UTF-8 or holds U+0000, which PostgreSQL cannot keep (see <doc:Limits>).
   public func keys() throws -> [String] {
+    do {
+      try KeyLimits.check(namespace: namespace)
+    } catch {
+      throw PostgresStorageError(.outsideLimits, key: nil, namespace: namespace, server: server, underlying: error)
+    }
     do {
       let deadline = hub.deadline()
       return try hub.connections.withConnection(by: deadline) { connection in

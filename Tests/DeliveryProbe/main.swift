@@ -17,6 +17,16 @@
 //                                         and of a thread started there; after a value then 0
 //                                         (the file removed), the library's threads again
 //                                         (`after library …`), and exits 0.
+//   delivery-probe busy FILE              as main-actor, LAST 6; on value 5 the main actor
+//                                         prints `busy` and computes until FILE holds 6, then
+//                                         3 s more, and prints `free`.
+//   delivery-probe busy-start FILE        synchronous main that keeps the default: its main
+//                                         thread computes until FILE holds 5, then 3 s more,
+//                                         prints `free` and calls dispatchMain(); exits 0
+//                                         after value 5.
+//   delivery-probe busy-async-start FILE  async main: the main actor opens the counter, then
+//                                         computes until FILE holds 5, then 3 s more, prints
+//                                         `free` and waits; exits 0 after value 5.
 import Foundation
 import OpenCombineShim
 import SharedState
@@ -54,12 +64,21 @@ DispatchQueue.main.setSpecific(key: mainQueueMark, value: true)
   var seen: [Int] = []
   var cancellable: AnyCancellable?
   var finished: (() -> Void)?
+  /// The last value to wait for.
+  var last = arguments.count > 3 ? Int(arguments[3]) ?? 0 : 6
+  /// The value on which the main actor computes until the next one is in the file, then 3 s.
+  var busyAt: Int?
 
   func start() {
     cancellable = count.publisher.sink { [weak self] value in
       guard let self else { return }
       seen.append(value)
       line("value \(value) \(place())")
+      if value == busyAt {
+        line("busy")
+        compute(until: value + 1, thenFor: 3)
+        line("free")
+      }
       if value == last, let finished {
         self.finished = nil
         finished()
@@ -76,6 +95,27 @@ func follow(until last: Int?) -> AnyCancellable {
     line("value \(value) \(place())")
     if let last, value == last { exit(0) }
   }
+}
+
+/// Keeps the calling thread computing (on the main actor: keeps it busy) until `url` holds
+/// `value`, then for `seconds` more; a minute at most in all.
+@Sendable func compute(until value: Int, thenFor seconds: Int) {
+  let clock = ContinuousClock()
+  let start = clock.now
+  var seen: ContinuousClock.Instant?
+  var sum = 0
+  while start.duration(to: clock.now) < .seconds(60) {
+    for index in 0..<100_000 { sum &+= index &* index }
+    if let seen {
+      if seen.duration(to: clock.now) >= .seconds(seconds) { break }
+    } else if let text = try? String(contentsOf: url, encoding: .utf8),
+      Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) == value
+    {
+      seen = clock.now
+    }
+  }
+  // Used, so that the work is not optimised away.
+  if sum == 42 { line("") }
 }
 
 /// The kernel's scheduling policy of the thread `task` of this process (0: the calling thread).
@@ -163,6 +203,31 @@ case "policies":
   if removed.wait(timeout: .now() + 60) == .timedOut { exit(1) }
   line("after library \(settledLibraryThreadPolicies())")
   withExtendedLifetime(observer) { exit(0) }
+case "busy":
+  let model = Model()
+  await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+    model.finished = { done.resume() }
+    model.start()
+    model.busyAt = 5
+    line("ready")
+  }
+  line("deliveries \(model.seen.count)")
+case "busy-start":
+  let observer = follow(until: 5)
+  line("ready")
+  compute(until: 5, thenFor: 3)
+  line("free")
+  withExtendedLifetime(observer) { dispatchMain() }
+case "busy-async-start":
+  let model = Model()
+  await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+    model.finished = { done.resume() }
+    model.last = 5
+    model.start()
+    line("ready")
+    compute(until: 5, thenFor: 3)
+    line("free")
+  }
 case "blocked":
   let observer = follow(until: nil)
   line("ready")

@@ -45,9 +45,11 @@ public struct SharedChangeDelivery: Sendable, CustomStringConvertible {
   ///
   /// A `@MainActor` model that subscribes to `$value.publisher` receives other processes' changes
   /// on the main thread. The main queue must run: an `async` `main`, `dispatchMain()`, a
-  /// Foundation run loop, or in a GTK program the bridge of `SharedStateGLib`. A program whose
-  /// main queue has not run a waiting delivery for two seconds is told so once, on standard error,
-  /// with the setting to choose instead.
+  /// Foundation run loop, or in a GTK program the bridge of `SharedStateGLib`. A delivery that has
+  /// waited two seconds makes the library say why, once, on standard error: either the main
+  /// actor is busy (the program runs the main queue, or its main thread is computing), and the
+  /// change arrives when it is free; or the program does not run the main queue at all, with
+  /// what to do (run it; or, only when no observer is main-actor code, choose ``immediate``).
   public static let mainActor = SharedChangeDelivery(
     schedule: { work in
       MainQueueWatch.shared.delivery(scheduled: work)

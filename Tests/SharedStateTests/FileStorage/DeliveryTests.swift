@@ -90,6 +90,50 @@ struct DeliveryTests {
     // Within a few seconds, in one sentence, with the setting to use.
     let warning = try await program.nextErrorLine(seconds: 5)
     #expect(warning.contains("SharedChangeDelivery.default = .immediate"), "\(warning)")
+    // Said as what it is, with `.immediate` only for a program without main-actor observers
+    // (which Swift 6 would stop if they were called off the main actor).
+    #expect(warning.contains("does not run"), "\(warning)")
+    #expect(!warning.contains("busy"), "\(warning)")
+    #expect(warning.contains("run the main queue"), "\(warning)")
+    #expect(warning.contains("only if no observer of shared state is main-actor code"), "\(warning)")
+  }
+
+  /// A main actor busy for about 3 s is not a main queue that is never run: the program is told
+  /// that the main actor is busy and that the change will arrive when it is free, never advised
+  /// to deliver elsewhere (which would run `@MainActor` observers off the main actor), and the
+  /// change does arrive, on the main actor. Three shapes: an async main whose main actor has run
+  /// deliveries before (`busy`), a synchronous main that computes before it calls
+  /// `dispatchMain()` (`busy-start`), and an async main that computes on the main actor before
+  /// its first suspension (`busy-async-start`).
+  @Test(arguments: ["busy", "busy-start", "busy-async-start"])
+  func aBusyMainActorIsToldApartFromOneThatNeverRuns(mode: String) async throws {
+    let directory = try TemporaryDirectory()
+    let file = directory.path("count.json")
+    let program = try DemoProcess(executable: Self.probe, arguments: [mode, file])
+    defer { program.kill(SIGKILL) }
+    #expect(try await program.nextLine() == "value 0 main")
+    #expect(try await program.nextLine() == "ready")
+    try await set(file, 5)
+    var last = 5
+    if mode == "busy" {
+      #expect(try await program.nextLine() == "value 5 main")
+      #expect(try await program.nextLine() == "busy")
+      // Arrives while the main actor computes (until it sees 6, then 3 s).
+      try await set(file, 6)
+      last = 6
+    }
+    let report = try await program.nextErrorLine(seconds: 30)
+    #expect(report.contains("busy"), "\(report)")
+    #expect(report.contains("will arrive when"), "\(report)")
+    #expect(!report.contains(".immediate"), "\(report)")
+    #expect(!report.contains("does not run"), "\(report)")
+    #expect(try await program.nextLine(seconds: 60) == "free")
+    #expect(try await program.nextLine() == "value \(last) main")
+    if mode == "busy" { #expect(try await program.nextLine() == "deliveries 3") }
+    #expect(try await program.waitForExit() == 0)
+    // Told once, and nothing else.
+    let more = try await program.allErrors()
+    #expect(more.isEmpty, "\(more)")
   }
 
   @Test func aBurstEndsOnTheLastValueInOrderWithNoMoreDeliveriesThanWrites() async throws {
