@@ -1,0 +1,50 @@
+import Foundation
+import Testing
+
+/// What a program with many keys keeps of the system's resources: descriptors within a share of
+/// its limit on open files, and no memory mapping per idle key. Each test runs the
+/// `resource-probe` child program (Tests/ResourceProbe), so that limits and counts are those of
+/// a process of its own.
+@Suite("Resource bounds")
+struct ResourceBoundTests {
+  /// `ResourceProbe`, built beside the tests.
+  private static let probe = URL(fileURLWithPath: CommandLine.arguments[0])
+    .deletingLastPathComponent()
+    .appendingPathComponent("ResourceProbe").path
+
+  /// Under `ulimit -n 256`, a program with 1 000 keys increments each of them, every value and
+  /// file is right, and the program can still open half its limit for itself.
+  @Test func aThousandKeysUnderALowDescriptorLimitAllWorkAndLeaveTheProgramItsDescriptors() async throws {
+    let directory = try TemporaryDirectory()
+    let probe = try DemoProcess(
+      executable: URL(fileURLWithPath: "/usr/bin/prlimit"),
+      arguments: ["--nofile=256:256", Self.probe, "descriptors", directory.url.path, "1000", "128"]
+    )
+    let output = try await probe.allOutput(seconds: 300)
+    #expect(output.first == "keys 1000 failed 0", "\(output.prefix(7))")
+    #expect(output.contains("own 128"), "\(output)")
+    #expect(try await probe.waitForExit() == 0)
+  }
+
+  /// Each key opened in a new suite stores its default: the page that transaction maps, and its
+  /// descriptors, are let go afterwards, except for the few keys the descriptor budget keeps
+  /// them for (128 at most).
+  @Test func keysWhoseDefaultWasStoredKeepNoMappingOrDescriptorEach() async throws {
+    let directory = try TemporaryDirectory()
+    let none = try await Self.opened(0, in: directory.path("empty"))
+    let many = try await Self.opened(1000, in: directory.path("many"))
+    #expect(many.mappings - none.mappings < 200, "mappings: \(none.mappings) with no key, \(many.mappings) with 1000")
+    #expect(many.descriptors - none.descriptors <= 3 * 128 + 8, "descriptors: \(none.descriptors), then \(many.descriptors)")
+    let stored = try String(contentsOfFile: directory.path("many/key-999.json"), encoding: .utf8)
+    #expect(stored.trimmingCharacters(in: .whitespacesAndNewlines) == "999", "the default is stored")
+  }
+
+  /// `resource-probe open DIRECTORY COUNT`: the descriptors and mappings with every key open.
+  private static func opened(_ count: Int, in suite: String) async throws -> (descriptors: Int, mappings: Int) {
+    let output = try await DemoProcess(executable: URL(fileURLWithPath: probe), arguments: ["open", suite, "\(count)"])
+      .allOutput(seconds: 300)
+    let fields = try #require(output.last?.split(separator: " "), "\(output)")
+    try #require(fields.count == 8 && fields[0] == "opened", "\(output)")
+    return (try #require(Int(fields[6])), try #require(Int(fields[7])))
+  }
+}
