@@ -2,16 +2,16 @@
 // `scripts/bench/suite_open.py` and `scripts/bench/large_value.py`: what a program with many
 // keys, or one large value, costs in time, descriptors and memory.
 //
-//   resource-probe open SUITE COUNT
+//   ResourceProbe open SUITE COUNT
 //       Opens COUNT app-storage keys `key-0` … with Int defaults (key i: i), as a program with
 //       many settings does, and prints `before RSS_KIB`, then
 //       `opened COUNT WALL_MS CPU_MS RSS_KIB HWM_KIB DESCRIPTORS MAPPINGS`.
-//   resource-probe descriptors SUITE COUNT OWN
+//   ResourceProbe descriptors SUITE COUNT OWN
 //       Opens COUNT app-storage keys with Int default 0, increments each once with withLock,
 //       checks every value and error, then opens OWN descriptors of its own (/dev/null). Prints
 //       `keys COUNT failed N` (with `failure KEY: ERROR` lines for the first few), then
 //       `own OWN` or `own failed AT: ERROR`, and `descriptors N`; exits 0 when nothing failed.
-//   resource-probe watch-large FILE
+//   ResourceProbe watch-large FILE
 //       Watches a file-storage key holding a JSON string; prints `ready RSS_KIB HWM_KIB`, then
 //       for each change `changed LENGTH RSS_KIB HWM_KIB` (memory once the value is delivered).
 //       Each line read on standard input prints `memory RSS_KIB HWM_KIB` (what stays held).
@@ -59,7 +59,7 @@ func processCPUNanoseconds() -> UInt64 {
 
 let arguments = CommandLine.arguments
 func usage() -> Never {
-  FileHandle.standardError.write(Data("usage: resource-probe open|descriptors|watch-large ...\n".utf8))
+  FileHandle.standardError.write(Data("usage: ResourceProbe open|descriptors|watch-large ...\n".utf8))
   exit(2)
 }
 guard arguments.count >= 3 else { usage() }

@@ -39,6 +39,40 @@ struct ResourceBoundTests {
     #expect(stored.trimmingCharacters(in: .whitespacesAndNewlines) == "999", "the default is stored")
   }
 
+  /// Under a limit of 32 open files no path has a place in the descriptor budget: such a process
+  /// opens its files in each transaction and maps no page between them. Beside processes that
+  /// keep theirs, it loses no increment and sees every change.
+  @Test func processesWithoutDescriptorsKeptIncrementAndWatchBesideOthers() async throws {
+    let directory = try TemporaryDirectory()
+    let suite = directory.url.path
+    let watcher = try DemoProcess(
+      executable: URL(fileURLWithPath: "/usr/bin/prlimit"),
+      arguments: [
+        "--nofile=32:32", DemoProcess.demoExecutable.path, "watch", "--suite", suite, "--key", "counter",
+        "--integer", "--changes", "400", "--timeout", "240",
+      ]
+    )
+    #expect(try await watcher.nextLine().hasSuffix(" 0"))
+    let workers = try (0..<4).map { index in
+      let increment = ["increment", "--suite", suite, "--key", "counter", "--times", "100"]
+      return index.isMultiple(of: 2)
+        ? try DemoProcess(
+          executable: URL(fileURLWithPath: "/usr/bin/prlimit"),
+          arguments: ["--nofile=32:32", DemoProcess.demoExecutable.path] + increment
+        )
+        : try DemoProcess(executable: DemoProcess.demoExecutable, arguments: increment)
+    }
+    for worker in workers {
+      #expect(try await worker.allOutput(seconds: 300) == ["ok 100"])
+    }
+    #expect(try await DemoProcess("get", "--suite", suite, "--key", "counter").allOutput() == ["400"])
+    // Changes are hints that coalesce: the watcher must reach the last value, not each one.
+    var last = ""
+    while !last.hasSuffix(" 400") {
+      last = try await watcher.nextLine(seconds: 30)
+    }
+  }
+
   /// `resource-probe open DIRECTORY COUNT`: the descriptors and mappings with every key open.
   private static func opened(_ count: Int, in suite: String) async throws -> (descriptors: Int, mappings: Int) {
     let output = try await DemoProcess(executable: URL(fileURLWithPath: probe), arguments: ["open", suite, "\(count)"])
