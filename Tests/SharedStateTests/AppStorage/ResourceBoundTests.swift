@@ -1,4 +1,5 @@
 import Foundation
+@testable import SharedState
 import Testing
 
 /// What a program with many keys keeps of the system's resources: descriptors within a share of
@@ -71,6 +72,17 @@ struct ResourceBoundTests {
     while !last.hasSuffix(" 400") {
       last = try await watcher.nextLine(seconds: 30)
     }
+  }
+
+  /// The share of the limit: a quarter, less the library's passing descriptors, three per path,
+  /// never more than 128 paths; nothing under a very low limit.
+  @Test func theBudgetIsAQuarterOfTheSoftLimit() {
+    #expect(DescriptorBudget.paths(forSoftLimit: 256) == 18)
+    #expect(DescriptorBudget.paths(forSoftLimit: 1024) == 82)
+    #expect(DescriptorBudget.paths(forSoftLimit: 32) == 0)
+    #expect(DescriptorBudget.paths(forSoftLimit: 0) == 0)
+    #expect(DescriptorBudget.paths(forSoftLimit: 1 << 20) == 128)
+    #expect(DescriptorBudget.paths(forSoftLimit: nil) == 128)
   }
 
   /// `resource-probe open DIRECTORY COUNT`: the descriptors and mappings with every key open.
