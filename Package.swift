@@ -136,6 +136,16 @@ let package = Package(
       ],
       path: "Tests/DeliveryProbe"
     ),
+    // A child program of the resource tests and benchmarks: many keys under a low descriptor
+    // limit, the cost of opening many keys, the memory a watcher holds after a large value.
+    .executableTarget(
+      name: "ResourceProbe",
+      dependencies: [
+        "SharedState",
+        .product(name: "OpenCombineShim", package: "OpenCombine"),
+      ],
+      path: "Tests/ResourceProbe"
+    ),
     // glibc calls the tests use to start child processes (pipe2, closefrom in posix_spawn).
     .target(name: "CTestSupport", path: "Tests/CTestSupport"),
     // The child processes of both test targets, started and reaped in one place.
@@ -151,6 +161,7 @@ let package = Package(
         "SharedDemo",
         "SharedDemoSuite",
         "DeliveryProbe",
+        "ResourceProbe",
         .product(name: "CustomDump", package: "swift-custom-dump"),
         .product(name: "Dependencies", package: "swift-dependencies"),
         .product(name: "DependenciesTestSupport", package: "swift-dependencies"),

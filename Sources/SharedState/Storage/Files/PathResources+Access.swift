@@ -19,9 +19,10 @@ extension PathResources {
   /// sequence is read.
   ///
   /// - Parameters:
-  ///   - mapping: Whether to map the page if this process has not yet. Without a page the
-  ///     sequence is read from the lock file when `readingLockFile`, and otherwise nothing is
-  ///     looked at: the result is `nil`.
+  ///   - mapping: Whether to map the page if this process has not yet (only a path that keeps
+  ///     its descriptors keeps a page; another reads the sequence from the lock file). Without
+  ///     a page the sequence is read from the lock file when `readingLockFile`, and otherwise
+  ///     nothing is looked at: the result is `nil`.
   ///   - forEvent: Whether an event prompted the look: the target is then named through its
   ///     kept C string (see ``FreshnessCheck/lookUpTarget(throughKeptString:)``).
   func lookWithoutLock(
@@ -32,11 +33,13 @@ extension PathResources {
     limit: Int,
     forEvent: Bool = false
   ) -> FreshnessCheck.Look? {
-    let page = lock.page(mapping: mapping)
+    // A path without a place in the descriptor budget keeps no page between transactions (an
+    // idle key holds no memory): it reads the sequence from the lock file instead of mapping.
+    let page = lock.page(mapping: mapping && keepsDescriptors)
     let sequence: UInt64
     if let page {
       sequence = page.sequence
-    } else if readingLockFile, let stored = try? lock.unlockedSequence() {
+    } else if readingLockFile || (mapping && !keepsDescriptors), let stored = try? lock.unlockedSequence() {
       sequence = stored
     } else {
       return nil
@@ -74,9 +77,11 @@ extension PathResources {
     return refreshHoldingLock(known, limit: limit, inTransaction: true)
   }
 
-  /// Releases the exclusive lock.
+  /// Releases the exclusive lock; a path without a place in the descriptor budget lets its page
+  /// go as well (unmapped once no look still holds it).
   func endTransaction() {
     closeDescriptorsUnlessKept()
+    if !keepsDescriptors { forgetPage() }
     lock.unlock(keepingOpen: keepsDescriptors)
   }
 
@@ -167,6 +172,11 @@ extension PathResources {
   /// sequence turns even.
   func publish(_ written: FileKnowledge, _ announced: PathLock.AnnouncedWrite) {
     lock.publish(announced, identity: written.identity, state: written.state ?? .missing)
+  }
+
+  /// Lets the page go, to be mapped again by the next transaction. Call holding the lock.
+  private func forgetPage() {
+    lock.pageState.withLock { $0 = PathLock.PageState() }
   }
 
   private func closeDescriptorsUnlessKept() {

@@ -14,27 +14,24 @@ final class PathResources: @unchecked Sendable {
   var freshness: FreshnessCheck { FreshnessCheck(paths: paths) }
   /// Used only holding `lock`.
   let replacement: FileReplacement
-  /// Whether descriptors stay open between transactions (a process-wide budget, so that a
-  /// program writing thousands of files does not run out of descriptors). Immutable, so safe
-  /// to read without the lock.
+  /// Whether descriptors and the mapped page stay open between transactions (see
+  /// ``DescriptorBudget``: a share of the process's limit on open files, so that a program with
+  /// thousands of keys keeps its descriptors for itself, and an idle key holds neither
+  /// descriptors nor a page). Immutable, so safe to read without the lock.
   var keepsDescriptors: Bool { replacement.keepsDescriptors }
 
   private init(paths: CompanionPaths, filePermissions: FilePermissions, directoryPermissions: FilePermissions) {
     self.paths = paths
+    let keepsDescriptors = DescriptorBudget.takePlace()
     lock = PathLock(paths: paths, filePermissions: filePermissions, directoryPermissions: directoryPermissions)
-    let keepsDescriptors = Self.descriptorBudget.add(1, ordering: .relaxed).newValue <= Self.descriptorBudgetLimit
-    if !keepsDescriptors { Self.descriptorBudget.subtract(1, ordering: .relaxed) }
     replacement = FileReplacement(paths: paths, filePermissions: filePermissions, keepsDescriptors: keepsDescriptors)
   }
 
   deinit {
-    if keepsDescriptors { Self.descriptorBudget.subtract(1, ordering: .relaxed) }
+    if keepsDescriptors { DescriptorBudget.givePlaceBack() }
   }
 
   // MARK: One per path
-
-  private static let descriptorBudget = Atomic<Int>(0)
-  private static let descriptorBudgetLimit = 128
 
   private struct Registry {
     // Counted rather than weak: an object that is ever referenced weakly pays for every retain
