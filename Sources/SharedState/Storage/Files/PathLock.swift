@@ -146,7 +146,7 @@ final class PathLock: @unchecked Sendable {
     if creating {
       // A write creates and writes only where it would without a link another user planted on
       // the way (see `CreationGround`); a read through one still reads.
-      if let link = try CreationGround(walking: paths.directory).plantedLink {
+      if let link = try CreationGround.of(paths.directory).plantedLink {
         throw RefusedEntry(path: link, reason: .plantedLink)
       }
     }

@@ -31,7 +31,7 @@ enum ReadCreation {
 
   /// Throws ``Refused`` when a read may create nothing for the stored file at `paths`.
   static func check(_ paths: CompanionPaths) throws {
-    let ground = try CreationGround(walking: paths.directory)
+    let ground = try CreationGround.of(paths.directory)
     if ground.plantedLink != nil || ground.sharedDirectory != nil { throw Refused(ground: ground) }
   }
 }
