@@ -193,6 +193,24 @@ struct SharedGroundTests {
     #expect(try await again.allOutput() == ["5"])
   }
 
+  /// With `fs.protected_regular=1` (systemd's setting), opening another user's existing file
+  /// with `O_CREAT` in a sticky directory is refused, to root as well. Root still writes a key
+  /// `nobody` created there: the lock file is opened as it is. (The value is removed first, so
+  /// that root's first look at the lock file is the write's, not a read's.)
+  @Test func rootWritesAKeyNobodyCreatedInAStickyDirectoryUnderProtectedRegular() async throws {
+    let previous = try Self.setSysctl("fs.protected_regular", "1")
+    defer { Self.restoreSysctl("fs.protected_regular", previous) }
+    let ground = try Ground(mode: 0o1777)
+    let target = ground.path("f.json")
+    let created = try await TwoUsersTests.finish(try TwoUsersTests.asNobody(["set", "--file", target, "1"]))
+    #expect(created.status == 0, "\(created.errors)")
+    try await Self.asNobody("rm '\(target)'")
+    let written = try await TwoUsersTests.finish(try TwoUsersTests.asRoot(["set", "--file", target, "2"]))
+    #expect(written.status == 0, "root cannot write nobody's key: \(written.errors)")
+    let read = try TwoUsersTests.asNobody(["get", "--file", target])
+    #expect(try await read.allOutput() == ["2"])
+  }
+
   /// A write on purpose leaves root's files; `nobody`'s write then fails with an error that
   /// names the lock file and the real cause, not "could not be read".
   @Test func anotherUsersLockFileIsNamedWithTheRealCause() async throws {
