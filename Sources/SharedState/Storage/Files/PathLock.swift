@@ -156,8 +156,13 @@ final class PathLock: @unchecked Sendable {
         lockDescriptor = try RegularFile.open(paths.lock, writable: true, creatingWith: permissions).descriptor
       } catch let error as Errno where error == .permissionDenied && creating {
         // `fs.protected_regular` refuses `O_CREAT` on another user's existing file in a sticky
-        // directory, to root as well: the lock file is there, so open it as it is.
-        lockDescriptor = try RegularFile.open(paths.lock, writable: true).descriptor
+        // directory, to root as well: the lock file is there, so open it as it is. (When it is
+        // not, the refusal was the directory's.)
+        do {
+          lockDescriptor = try RegularFile.open(paths.lock, writable: true).descriptor
+        } catch let retry as Errno where retry == .noSuchFileOrDirectory {
+          throw error
+        }
       } catch let error as Errno where error == .noSuchFileOrDirectory && creating {
         try paths.directory.createDirectories(permissions: directoryPermissions)
         lockDescriptor = try RegularFile.open(paths.lock, writable: true, creatingWith: permissions).descriptor
