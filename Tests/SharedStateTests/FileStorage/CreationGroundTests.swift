@@ -51,6 +51,20 @@ struct CreationGroundTests {
     }
   }
 
+  @Test func aPathAnotherUserCouldChangeIsNotSettled() throws {
+    let sticky = try directory("sticky", mode: 0o1777)
+    let open = try directory("open", mode: 0o777)
+    try FileManager.default.createDirectory(atPath: sticky + "/roots", withIntermediateDirectories: false)
+    try FileManager.default.createDirectory(atPath: open + "/roots", withIntermediateDirectories: false)
+    // root's directory in a sticky directory cannot be moved by others; in an open one it can.
+    #expect(try ground(sticky + "/roots").isSettled)
+    #expect(try !ground(open + "/roots").isSettled)
+    #expect(try ground(open + "/roots").sharedDirectory == nil)
+    // Another user's directory may be made writable by them.
+    let nobodys = try directory("nobodys", mode: 0o555, owner: 65534)
+    #expect(try !ground(nobodys).isSettled)
+  }
+
   @Test func aMissingDirectoryIsCreatedAsOnesOwn() throws {
     let sticky = try directory("sticky", mode: 0o1777)
     let missing = try ground(sticky + "/not-yet/deeper")

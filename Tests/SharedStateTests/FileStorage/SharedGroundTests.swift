@@ -193,6 +193,24 @@ struct SharedGroundTests {
     #expect(try await again.allOutput() == ["5"])
   }
 
+  /// root's own directory inside a directory others can write (not sticky): its name could be
+  /// swapped for a link between the library's look and its creation, so a read creates nothing
+  /// there either.
+  @Test func aReadCreatesNothingOnAPathAnotherUserCouldChange() async throws {
+    let ground = try Ground(mode: 0o777)
+    let inner = ground.path("roots")
+    try FileManager.default.createDirectory(atPath: inner, withIntermediateDirectories: false)
+    for arguments in [
+      ["first-read", "--file", inner + "/f.json", "--default", "3"],
+      ["first-read", "--suite", inner, "--key", "k", "--default", "3"],
+    ] {
+      let reader = try DemoProcess(executable: DemoProcess.demoExecutable, arguments: arguments)
+      #expect(try await reader.allOutput() == ["3"], "\(arguments)")
+      #expect(try await reader.waitForExit() == 0, "\(arguments)")
+    }
+    #expect(try FileManager.default.contentsOfDirectory(atPath: inner) == [], "the read left files")
+  }
+
   /// With `fs.protected_regular=1` (systemd's setting), opening another user's existing file
   /// with `O_CREAT` in a sticky directory is refused, to root as well. Root still writes a key
   /// `nobody` created there: the lock file is opened as it is. (The value is removed first, so

@@ -32,8 +32,9 @@ struct CreationGround: Sendable {
 
   /// Whether nobody but this user and root could change the answer: every name on the way lies
   /// in a directory of theirs that nobody else can write, or that is sticky and the name is
-  /// theirs.
-  private var isSettled = true
+  /// theirs. On a path that is not settled, another user could swap a name for a link between
+  /// this walk and the call that follows it.
+  private(set) var isSettled = true
 
   /// The ground of `directory`, an absolute path: walked, or the answer of a walk less than a
   /// second old that nobody but this user and root could have changed since. (A program opening

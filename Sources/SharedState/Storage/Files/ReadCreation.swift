@@ -11,7 +11,9 @@ import SystemPackage
 ///   stop the others from ever writing that key (in a sticky directory nobody may replace or
 ///   remove another user's file, and another user's lock file may not be opened for writing);
 /// - through a symbolic link another user planted on the way: the files would land wherever
-///   that user pointed it, in a directory of this user's own, say.
+///   that user pointed it, in a directory of this user's own, say;
+/// - on a path another user could change (a name in a directory they can write, not sticky):
+///   they could swap a name for such a link between the look and the creation.
 ///
 /// The read itself still reads (what is there is no different from what that user could have
 /// put in a directory of their own), and the key still works: its value is the default until
@@ -25,13 +27,18 @@ enum ReadCreation {
       if let link = ground.plantedLink {
         return "a read creates nothing through \(link.string), a symbolic link another user controls"
       }
-      return "a read creates nothing in \(ground.sharedDirectory?.string ?? "?"), which other users can write"
+      if let directory = ground.sharedDirectory {
+        return "a read creates nothing in \(directory.string), which other users can write"
+      }
+      return "a read creates nothing on a path other users could change"
     }
   }
 
   /// Throws ``Refused`` when a read may create nothing for the stored file at `paths`.
   static func check(_ paths: CompanionPaths) throws {
     let ground = try CreationGround.of(paths.directory)
-    if ground.plantedLink != nil || ground.sharedDirectory != nil { throw Refused(ground: ground) }
+    if ground.plantedLink != nil || ground.sharedDirectory != nil || !ground.isSettled {
+      throw Refused(ground: ground)
+    }
   }
 }
