@@ -50,9 +50,14 @@ public struct FileStorageError: Error, CustomStringConvertible {
 extension FileStorageError {
   /// The error for a transaction or a read that could not establish what the file holds. A
   /// transaction refused before any reading, because this thread is inside one on the file
-  /// already, is a write that could not be made, not a file that could not be read.
+  /// already, because the lock file cannot be opened for writing (another user's, or on a
+  /// read-only file system), or because a symbolic link another user planted is on the way, is
+  /// a write that could not be made, not a file that could not be read.
   static func readFailure(_ error: any Error, path: String) -> FileStorageError {
     if let error = error as? FileStorageError { return error }
-    return FileStorageError(error is NestedTransaction ? .unwritable : .unreadable, path: path, underlying: error)
+    let isWriteRefused =
+      error is NestedTransaction || (error as? LockFileUnavailable)?.forWriting == true
+      || (error as? RefusedEntry)?.reason == .plantedLink
+    return FileStorageError(isWriteRefused ? .unwritable : .unreadable, path: path, underlying: error)
   }
 }

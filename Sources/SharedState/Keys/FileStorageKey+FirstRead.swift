@@ -7,8 +7,10 @@ extension FileStorageKey {
   /// created, never replaced), so that a value another process or program wrote meanwhile wins
   /// and is the one this load returns. The write is an ordinary one: watchers see it.
   ///
-  /// When the bytes cannot be written (a read-only directory, another user's), the load returns
-  /// what it read, silently: the key still works, and the next write tries again.
+  /// When the bytes cannot be written (a read-only directory, another user's), or may not be,
+  /// because the directory is one other users can write or the path goes through a symbolic
+  /// link another user planted (see `ReadCreation`), the load returns what it read, silently
+  /// and creating nothing: the key still works, and the next write on purpose creates the file.
   ///
   /// - Parameter replacement: The bytes to write, given the initial value and what the file
   ///   holds; `nil` to write nothing.

@@ -141,7 +141,10 @@ final class DiskFile: StoredFile, Sendable {
     }
   }
 
+  /// The write a read makes (the placeholder, a stored default): see ``ReadCreation``, which may
+  /// refuse it before any lock is taken.
   func write(_ contents: Data, ifStillHolding expected: FileState) throws -> FileState {
+    try ReadCreation.check(resources.paths)
     do {
       let transaction = try DiskFileTransaction(file: self)
       defer { transaction.end() }

@@ -106,14 +106,21 @@ final class PathLock: @unchecked Sendable {
     // A lock file removed since it was opened excludes nobody: start again on the one there
     // now. Bounded, so that an entry that keeps disappearing is an error, not a spin.
     for _ in 0..<64 {
+      var isOpenedNow = false
       if lockDescriptor == nil || (kind == .exclusive && !lockIsWritable) {
         closeLockFile()
         guard try openLockFile(creating: kind == .exclusive) else { return nil }
+        isOpenedNow = true
       }
       guard let descriptor = lockDescriptor else { return nil }
       try descriptor.lock(kind)
+      // Checked now that the lock is granted, before any byte is mapped or written: the wait may
+      // have been long, and what was opened may have changed meanwhile. A name that another
+      // user hard-linked to a file elsewhere, then removed while this process waited, leaves a
+      // singly linked file that is no longer at the name: it is not the lock file. A descriptor
+      // kept open was checked when it was opened; its link count says if it was removed since.
       let status = try descriptor.status()
-      if status.linkCount == 1 { return status }
+      if status.linkCount == 1, !isOpenedNow || isAtLockName(status) { return status }
       try? descriptor.unlock()
       closeLockFile()
       if status.linkCount > 1 {
@@ -123,24 +130,64 @@ final class PathLock: @unchecked Sendable {
     throw RefusedEntry(path: paths.lock, reason: .keepsDisappearing)
   }
 
+  /// Whether the entry at the lock file's name is the inode of `status` (the open lock file).
+  private func isAtLockName(_ status: EntryStatus) -> Bool {
+    guard let atName = try? paths.lock.entryStatusIfPresent() else { return false }
+    return atName.device == status.device && atName.inode == status.inode
+  }
+
+  /// Opens the lock file: for writing when `creating` (an exclusive lock, which may create it
+  /// and its directory), otherwise for writing when permitted and for reading when not.
+  ///
+  /// - Returns: `false` when there is no lock file and not `creating`.
+  /// - Throws: A ``RefusedEntry`` (a planted link on the way when `creating`, or an entry that
+  ///   is not a regular file), or ``LockFileUnavailable``.
   private func openLockFile(creating: Bool) throws -> Bool {
+    if creating {
+      // A write creates and writes only where it would without a link another user planted on
+      // the way (see `CreationGround`); a read through one still reads.
+      if let link = try CreationGround.of(paths.directory).plantedLink {
+        throw RefusedEntry(path: link, reason: .plantedLink)
+      }
+    }
     let permissions = creating ? filePermissions : nil
     do {
-      lockDescriptor = try RegularFile.open(paths.lock, writable: true, creatingWith: permissions).descriptor
+      do {
+        lockDescriptor = try RegularFile.open(paths.lock, writable: true, creatingWith: permissions).descriptor
+      } catch let error as Errno where error == .permissionDenied && creating {
+        // `fs.protected_regular` refuses `O_CREAT` on another user's existing file in a sticky
+        // directory, to root as well: the lock file is there, so open it as it is. (When it is
+        // not, the refusal was the directory's.)
+        do {
+          lockDescriptor = try RegularFile.open(paths.lock, writable: true).descriptor
+        } catch let retry as Errno where retry == .noSuchFileOrDirectory {
+          throw error
+        }
+      } catch let error as Errno where error == .noSuchFileOrDirectory && creating {
+        try paths.directory.createDirectories(permissions: directoryPermissions)
+        lockDescriptor = try RegularFile.open(paths.lock, writable: true, creatingWith: permissions).descriptor
+      }
       lockIsWritable = true
-    } catch let error as Errno where error == .noSuchFileOrDirectory && creating {
-      try paths.directory.createDirectories(permissions: directoryPermissions)
-      lockDescriptor = try RegularFile.open(paths.lock, writable: true, creatingWith: permissions).descriptor
-      lockIsWritable = true
-    } catch let error as Errno where error == .noSuchFileOrDirectory {
+    } catch let error as Errno where error == .noSuchFileOrDirectory && !creating {
       return false
-    } catch let error as Errno where error == .permissionDenied && !creating {
-      // A reader may lack write permission on another user's lock file; a shared lock needs
-      // only read access.
-      lockDescriptor = try RegularFile.open(paths.lock, writable: false).descriptor
+    } catch let error as Errno where !creating && Self.mayReadInstead(error) {
+      // A reader may lack write permission on another user's lock file, or the file system may
+      // be mounted read-only: a shared lock needs only read access.
+      do {
+        lockDescriptor = try RegularFile.open(paths.lock, writable: false).descriptor
+      } catch let error as Errno {
+        throw LockFileUnavailable(path: paths.lock, forWriting: false, cause: error)
+      }
       lockIsWritable = false
+    } catch let error as Errno {
+      throw LockFileUnavailable(path: paths.lock, forWriting: creating, cause: error)
     }
     return true
+  }
+
+  /// Whether a failure to open the lock file for writing leaves opening it for reading.
+  private static func mayReadInstead(_ error: Errno) -> Bool {
+    error == .permissionDenied || error == .readOnlyFileSystem || error == .notPermitted
   }
 
   private func closeLockFile() {
@@ -174,6 +221,11 @@ final class PathLock: @unchecked Sendable {
     pageState.withLock { state in
       if state.inode != nil || !mapping { return state.page }
       guard let opened = try? RegularFile.open(paths.lock, writable: true) else { return nil }
+      // Another name would be a file elsewhere, hard-linked here: it is not mapped.
+      guard opened.status.linkCount == 1 else {
+        opened.descriptor.closeIgnoringFailure()
+        return nil
+      }
       let onNetwork = (try? opened.descriptor.isOnNetworkFileSystem()) ?? true
       state.page = onNetwork ? nil : CoordinationPage.map(opened.descriptor, status: opened.status)
       state.inode = opened.status.inode

@@ -138,7 +138,7 @@ extension PathResources {
     durability: FileDurability,
     exclusively: Bool = false
   ) throws -> (written: FileKnowledge, announced: PathLock.AnnouncedWrite, unflushed: DirectoryFlush?) {
-    if let target, let refusal = RefusedEntry(path: paths.target, type: target.type) { throw refusal }
+    if let target, let refusal = RefusedEntry(path: paths.target, replacing: target) { throw refusal }
     let scratch: OpenInode?
     if case .contents = state { scratch = try replacement.prepareScratch(like: target) } else { scratch = nil }
     let directory = durability == .flushedToDisk ? try DirectoryFlush(opening: paths.directory) : nil

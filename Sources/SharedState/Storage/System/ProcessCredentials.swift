@@ -9,6 +9,11 @@ enum ProcessCredentials {
   /// The corresponding C function is `geteuid` (it cannot fail).
   static var user: uid_t { geteuid() }
 
+  /// The effective group ID.
+  ///
+  /// The corresponding C function is `getegid` (it cannot fail).
+  static var group: gid_t { getegid() }
+
   /// Whether this process may give its files `group`: its effective group or a supplementary
   /// one.
   ///
