@@ -34,7 +34,10 @@ struct ResourceBoundTests {
     let directory = try TemporaryDirectory()
     let none = try await Self.opened(0, in: directory.path("empty"))
     let many = try await Self.opened(1000, in: directory.path("many"))
-    #expect(many.mappings - none.mappings < 200, "mappings: \(none.mappings) with no key, \(many.mappings) with 1000")
+    // At most 128 pages kept, plus what the process's threads and allocator map, which varies
+    // with the machine's load (160–210 in all seen on two cores); one mapping per key would be
+    // over 1 000.
+    #expect(many.mappings - none.mappings < 500, "mappings: \(none.mappings) with no key, \(many.mappings) with 1000")
     #expect(many.descriptors - none.descriptors <= 3 * 128 + 8, "descriptors: \(none.descriptors), then \(many.descriptors)")
     let stored = try String(contentsOfFile: directory.path("many/key-999.json"), encoding: .utf8)
     #expect(stored.trimmingCharacters(in: .whitespacesAndNewlines) == "999", "the default is stored")
