@@ -48,9 +48,12 @@ wait "$tracer" 2>/dev/null || true
 tracer=""
 seen=$(($(wc -l <"$work/watch.out") - 1))
 echo "system calls of one watching process, $changes changes ${interval_ms} ms apart ($seen seen):"
-awk -v n="$changes" '
+awk -v n="$changes" -v seen="$seen" '
   /^-|^%|^$/ { next }
   $NF == "total" { total = $4; next }
   { printf "%-22s %8d calls %7.2f per change\n", $NF, $4, $4 / n }
-  END { printf "%-22s %8d calls %7.2f per change\n", "total", total, total / n }
+  END {
+    printf "%-22s %8d calls %7.2f per change\n", "total", total, total / n
+    if (seen > 0) printf "(%.2f per change seen: changes close together coalesce)\n", total / seen
+  }
 ' "$work/strace.txt"
