@@ -20,12 +20,20 @@ import Foundation
 ///
 /// ## Scheduling
 ///
-/// Every thread keeps the program's scheduling policy: none changes it, once or per change.
-/// (Earlier, the threads ran under the kernel's batch policy, `SCHED_BATCH`, which does not
-/// preempt on waking, and switched back to the default policy around every delivery of the
-/// program's code: two system calls per change. With a reading thread of its own, the batch
-/// policy on it gave 0.34–1.15 ×, median 0.56 ×, the increments per second of the default
-/// policy at four processes that each watch the others: three alternations on a busy machine.)
+/// In a program under the kernel's default policy, the reading thread runs under its batch
+/// policy (`SCHED_BATCH`), set once when it starts, which shares the CPU alike but does not
+/// preempt on waking. Every write wakes the reader of every process that watches the directory;
+/// woken under the default policy, it preempts whatever runs on its core, and in a busy program
+/// that is often another process's writer holding the file's lock, which every process then
+/// waits for. (Measured at four processes that each write and watch the others, three
+/// alternations: 36–45 µs of CPU per increment with the reading thread under the batch policy,
+/// 45–50 µs under the default one.) The pool's threads, which run the program's code (observers
+/// with ``SharedChangeDelivery/immediate``, a ``SharedChangeDelivery``'s `schedule`, a
+/// subscriber's callbacks, an `AsyncSequence`'s continuation), keep the program's policy: no
+/// thread changes its policy per change (switching around every delivery cost two system calls
+/// per change). The reading thread's rare calls that may start threads (Dispatch) are wrapped in
+/// ``CurrentThread/withDefaultScheduling(_:)``, since a thread started from a thread inherits
+/// its policy.
 ///
 /// `@unchecked Sendable`: every mutable property is only touched with `lock` held.
 final class DeliveryThreads: @unchecked Sendable {
@@ -53,6 +61,9 @@ final class DeliveryThreads: @unchecked Sendable {
   private var isReading = false
   private let idleLifetime: TimeInterval
   private let maximumThreads: Int
+  /// Whether the reading thread runs under the batch policy: the program (its main thread) runs
+  /// under the default one, not a real-time one or the batch one it would want kept.
+  private let batchesReader = CurrentThread.programSchedulesByDefault
 
   init(idleLifetime: TimeInterval = 10, maximumThreads: Int = 256) {
     self.idleLifetime = idleLifetime
@@ -135,6 +146,7 @@ final class DeliveryThreads: @unchecked Sendable {
   /// the pool at its maximum), it waits in the queue, and the reading goes on.
   private func read(_ readEvents: () -> [FileWatchRegistration]) {
     prepareThread()
+    if batchesReader { try? CurrentThread.setBatchScheduling(true) }
     while true {
       let ready = readEvents()
       guard !ready.isEmpty else { continue }
@@ -149,6 +161,8 @@ final class DeliveryThreads: @unchecked Sendable {
   /// A thread of the pool: delivers what waits in the queue, then waits for more.
   private func work() {
     prepareThread()
+    // Started by the reading thread, it inherited the batch policy: back to the program's, once.
+    if batchesReader { try? CurrentThread.setBatchScheduling(false) }
     lock.lock()
     while true {
       if pendingStart < pending.count {
