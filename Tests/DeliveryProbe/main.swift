@@ -141,12 +141,12 @@ func follow(until last: Int?) -> AnyCancellable {
   return Set(policies).sorted().joined(separator: ",")
 }
 
-/// ``libraryThreadPolicies()`` once no library thread runs under the default policy, or after
-/// five seconds, whichever comes first.
+/// ``libraryThreadPolicies()`` once a library thread runs under the batch policy (the reading
+/// thread, once started), or after five seconds, whichever comes first.
 @Sendable func settledLibraryThreadPolicies() -> String {
   for _ in 0..<500 {
     let policies = libraryThreadPolicies()
-    if !policies.isEmpty, !policies.contains("default") { return policies }
+    if policies.contains("batch") { return policies }
     usleep(10_000)
   }
   return libraryThreadPolicies()

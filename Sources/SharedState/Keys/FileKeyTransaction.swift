@@ -13,3 +13,8 @@ final class FileKeyTransaction: KeyTransaction {
     file.end()
   }
 }
+
+/// A file's transaction with no read failure is the key's transaction as it is (see
+/// ``FileStorageKey/beginTransaction(receivingChange:)``): its `readFailure` is `nil` in either's
+/// words.
+extension DiskFileTransaction: KeyTransaction {}

@@ -272,7 +272,12 @@ extension FileStorageKey: CrossProcessKey {
     // are received, and a write on purpose may replace them.
     if case let .success(state)? = transaction.change { receiveDecoded(state, receive) }
     // Not `readFailure.map(unreadable)`: that closure's context would be allocated on every write.
-    guard let failure = transaction.readFailure else { return FileKeyTransaction(file: transaction, readFailure: nil) }
+    guard let failure = transaction.readFailure else {
+      // The file's transaction serves as the key's when it has no failure to put in the key's
+      // words: no second object allocated on every write.
+      if let onDisk = transaction as? DiskFileTransaction { return onDisk }
+      return FileKeyTransaction(file: transaction, readFailure: nil)
+    }
     return FileKeyTransaction(file: transaction, readFailure: unreadable(failure))
   }
 
@@ -284,6 +289,7 @@ extension FileStorageKey: CrossProcessKey {
   }
 
   package func commit(_ value: Value, through transaction: any KeyTransaction) throws {
+    if let onDisk = transaction as? DiskFileTransaction { return try commit(value, through: onDisk as any FileTransaction) }
     guard let transaction = transaction as? FileKeyTransaction else {
       throw transaction.readFailure ?? TransactionOfAnotherKey()
     }

@@ -17,7 +17,7 @@ struct ChangeOutbox<Value> {
   /// delivery keeps the set it took.
   private(set) var listeners: ListenerTable<Value>?
   private var nextListenerID = 0
-  private var pending: [OutboxEntry] = []
+  private var pending = OutboxEntries()
   /// The values of the entries that carry one, in order.
   private var pendingValues: [Value] = []
   private var lastSequence: UInt64 = 0
@@ -33,7 +33,7 @@ struct ChangeOutbox<Value> {
     let carriesValue = listeners != nil
     // A burst from elsewhere that nobody has seen yet collapses to its latest value.
     if isFromElsewhere, case let .value(_, isFromElsewhere: true, carriedValue)? = pending.last {
-      pending[pending.count - 1] = .value(sequence: lastSequence, isFromElsewhere: true, carriesValue: carriesValue)
+      pending.replaceLast(with: .value(sequence: lastSequence, isFromElsewhere: true, carriesValue: carriesValue))
       if carriedValue { pendingValues.removeLast() }
     } else {
       pending.append(.value(sequence: lastSequence, isFromElsewhere: isFromElsewhere, carriesValue: carriesValue))
@@ -78,7 +78,7 @@ struct ChangeOutbox<Value> {
   /// ``continueDelivery(into:)`` until that returns `false`.
   @inline(__always)
   mutating func beginDelivery(into batch: inout OutboxBatch<Value>) -> Bool {
-    guard !isDelivering, !pending.isEmpty else { return false }
+    guard !isDelivering, !pending.hasNone else { return false }
     isDelivering = true
     take(into: &batch)
     return true
@@ -87,7 +87,7 @@ struct ChangeOutbox<Value> {
   /// Takes what was queued during the last batch, or ends the delivery when nothing was.
   @inline(__always)
   mutating func continueDelivery(into batch: inout OutboxBatch<Value>) -> Bool {
-    guard !pending.isEmpty else {
+    guard !pending.hasNone else {
       isDelivering = false
       return false
     }
@@ -95,8 +95,9 @@ struct ChangeOutbox<Value> {
     return true
   }
 
-  /// Moves the queue into `batch`, with nothing copied: the emptied batch's arrays become the
-  /// queue. (They keep no buffer: a program with thousands of idle keys would keep one per key.)
+  /// Moves the queue into `batch`, with nothing copied: the emptied batch's entries and values
+  /// become the queue. (They keep no buffer: a program with thousands of idle keys would keep one
+  /// per key; the first entry is kept inline, see ``OutboxEntries``.)
   @inline(__always)
   private mutating func take(into batch: inout OutboxBatch<Value>) {
     swap(&batch.entries, &pending)
@@ -110,7 +111,7 @@ struct ChangeOutbox<Value> {
   /// delivery is still to start.
   @inline(__always)
   mutating func claimSchedule() -> Bool {
-    guard !isScheduled, !pending.isEmpty else { return false }
+    guard !isScheduled, !pending.hasNone else { return false }
     isScheduled = true
     return true
   }
@@ -145,14 +146,14 @@ enum OutboxEntry {
 /// A batch of changes taken from a ``ChangeOutbox`` to deliver: the entries, the values of
 /// those that carry one, in order, and the listeners when the batch was taken.
 struct OutboxBatch<Value> {
-  var entries: [OutboxEntry] = []
+  var entries = OutboxEntries()
   var values: [Value] = []
   var listeners: ListenerTable<Value>?
 
   /// Empties the batch for the next one, keeping no buffer.
   @inline(__always)
   mutating func removeAll() {
-    entries = []
+    entries.removeAll()
     if values.count != 0 { values = [] }  // not `isEmpty`: see `take(into:)`
     listeners = nil
   }

@@ -69,7 +69,8 @@ extension DiskFile {
   /// that has moved on since is alive, and its events follow: the look is made again later, until
   /// it finds no write under way, or the handle is gone.
   private func scheduleRecheck(busyAt sequence: UInt64, _ onEvent: @escaping @Sendable (FileWatchEvent) -> Void) {
-    // Dispatch may start a thread here, which would inherit a delivery thread's batch policy.
+    // Dispatch may start a thread here, which would inherit a batch policy (the reading thread's;
+    // the pool's threads, which call this, keep the program's, and the wrapper costs nothing).
     CurrentThread.withDefaultScheduling {
       // Weak: while other processes write on, the looks go on, and they must not keep a handle
       // whose watch has ended.

@@ -11,10 +11,10 @@ import SystemPackage
 ///   register and the reading thread, and the one lock that guards them.
 /// - ``InotifyReader``: reads inotify's events, the one caller of libinotifytools (its state is
 ///   process-global and unlocked): it applies a ``WatchPlan``, waits for events and routes them
-///   here. ``DeliveryThreads`` runs it on one thread at a time, the reading thread.
+///   here. ``DeliveryThreads`` runs it on a thread of its own, the reading thread.
 /// - ``InotifyTools``: typed calls into libinotifytools.
 /// - ``FileWatchRegistration``: one handle's events, coalesced and delivered serially, by the
-///   thread that read the event (which hands the reader on first) or by another of the pool.
+///   threads of ``DeliveryThreads``' pool, never by the reading thread.
 ///
 /// ## Locks
 ///
@@ -22,15 +22,14 @@ import SystemPackage
 ///
 /// 1. `DirectoryWatcher.lock` (registrations, directory states, the wake-up file);
 /// 2. a `FileWatchRegistration`'s mutex (its pending event);
-/// 3. `DeliveryThreads.lock` (the deliveries waiting for a thread, who reads), taken after 2 is
+/// 3. `DeliveryThreads.lock` (the deliveries waiting for a thread), taken after 2 is
 ///    released.
 ///
 /// Deliveries are scheduled after `DirectoryWatcher.lock` is released, too: scheduling may start
 /// a thread, and registrations wait on that lock. (Starting the reader, once, takes 3 inside 1.)
 ///
 /// No lock is held while libinotifytools waits for an event, nor while a handle's `onEvent`
-/// runs; the reader's own state has no lock: only the reading thread touches it, and the
-/// reader passes from thread to thread under `DeliveryThreads.lock`.
+/// runs; the reader's own state has no lock: only the reading thread touches it.
 ///
 /// ## Never parked, never silent
 ///

@@ -2,9 +2,8 @@ import Synchronization
 import SystemPackage
 
 /// One handle's registration with the ``DirectoryWatcher``: it receives the events of one file
-/// and delivers them, one at a time and coalesced, on a thread that is not running the
-/// ``InotifyReader`` (the one that read the event, once it has handed the reader on, or another
-/// of the pool).
+/// and delivers them, one at a time and coalesced, on a thread of ``DeliveryThreads``' pool,
+/// never on the thread that runs the ``InotifyReader``.
 ///
 final class FileWatchRegistration: Sendable {
   /// The watcher it is registered with.

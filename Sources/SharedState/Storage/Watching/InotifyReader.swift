@@ -7,10 +7,9 @@ import SystemPackage
 /// brings the watches in line with a ``WatchPlan`` of the wanted directories, waits for events
 /// and routes each to the ``DirectoryWatcher``'s registrations.
 ///
-/// ``DeliveryThreads`` runs it on one thread at a time (the reading thread), and hands it to
-/// another thread when an event leaves something to deliver: the library's state is
-/// process-global and unlocked, but one caller at a time, with the hand-over under a lock, is
-/// all it needs.
+/// ``DeliveryThreads`` runs it on a thread of its own (the reading thread), and has the pool's
+/// threads deliver what an event leaves: the library's state is process-global and unlocked,
+/// and the reading thread is its one caller.
 ///
 /// It never parks: when the library cannot start, it waits for a growing pause (or for a new
 /// registration) and tries again; when a directory cannot be watched, it wakes itself after a
@@ -18,9 +17,8 @@ import SystemPackage
 /// old instance are lost, so every registration resynchronizes.
 ///
 /// `@unchecked Sendable`: all its mutable state is touched by the reading thread only, inside
-/// ``readEvents()``, which ``DeliveryThreads`` lets one thread at a time run (the reader passes
-/// from thread to thread under its lock); debug builds check that no two threads are ever
-/// inside at once.
+/// ``readEvents()``, which only ``DeliveryThreads``' reading thread runs; debug builds check
+/// that no two threads are ever inside at once.
 final class InotifyReader: @unchecked Sendable {
   private let watcher: DirectoryWatcher
   /// Whether a thread is inside ``readEvents()``: debug builds check that only one ever is.
