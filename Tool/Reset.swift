@@ -1,0 +1,35 @@
+import ArgumentParser
+import SharedStateCommandLine
+
+/// `shared-state reset`: removes a stored value, so that programs read their default.
+struct Reset: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Remove the value stored under a key, so that programs read their default.",
+    usage: """
+      shared-state reset <suite> <key>
+      shared-state reset --file <path>
+      """,
+    discussion: """
+      A suite's key file is removed under the key's lock, as the library removes it; with \
+      --file the file is removed, as rm does. Programs watching the key see their default at \
+      once. Resetting a key that has no value does nothing. Keys in PostgreSQL cannot be \
+      reset (the store has no removal yet): set them instead.
+      """
+  )
+
+  @OptionGroup var options: ValueOptions
+
+  @Argument(help: "The suite: a name, or a directory path with a '/' in it.")
+  var suite: String?
+
+  @Argument(help: "The key.")
+  var key: String?
+
+  func validate() throws { try options.validate(operands: [suite, key].compactMap { $0 }) }
+
+  func run() async throws {
+    try await reportingFailure(as: "shared-state") {
+      try options.value([suite, key].compactMap { $0 }, mustExist: true).reset()
+    }
+  }
+}
