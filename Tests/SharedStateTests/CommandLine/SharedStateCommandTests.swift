@@ -45,7 +45,7 @@ struct SharedStateCommandTests {
     let configuration = home.path("config")
     #expect(try await Tool.run("set", "myapp", "theme", #""dark""#, configurationHome: configuration).status == 0)
     // Where AppStorageSuite(named:) puts it: $XDG_CONFIG_HOME/NAME/KEY.json.
-    #expect(try String(contentsOfFile: "\(configuration)/myapp/theme.json", encoding: .utf8) == #""dark""#)
+    #expect(try String(contentsOfFile: "\(configuration)/myapp/theme.json", encoding: .utf8) == "\"dark\"\n")
     #expect(try await Tool.run("get", "myapp", "theme", configurationHome: configuration).output == [#""dark""#])
     #expect(try await Tool.run("increment", "myapp", "count", configurationHome: configuration).output == ["1"])
     #expect(try await Tool.run("list-keys", "myapp", configurationHome: configuration).output == ["count", "theme"])
@@ -117,7 +117,8 @@ struct SharedStateCommandTests {
     let suite = directory.path("suite")
     let file = directory.path("big.json")
     for number in ["18446744073709551616", "18446744073709551615", "-9223372036854775809", "9223372036854775808"] {
-      #expect(try await Tool.run("set", suite, "big", number).status == 0)
+      // A negative number follows "--", as for any command of argument-parser.
+      #expect(try await Tool.run("set", suite, "big", "--", number).status == 0)
       #expect(try await Tool.run("get", suite, "big").output == [number], "suite: \(number)")
       #expect(try await Tool.run("set", "--file", file, "[\(number)]").status == 0)
       #expect(try await Tool.run("get", "--file", file).output == ["[\(number)]"], "file: \(number)")
@@ -125,7 +126,7 @@ struct SharedStateCommandTests {
     // A file holds any length exactly; a suite's key is read through Codable, whose Decimal
     // keeps 38 digits.
     let long = "-123456789012345678901234567890123456789012345"
-    #expect(try await Tool.run("set", "--file", file, long).status == 0)
+    #expect(try await Tool.run("set", "--file", file, "--", long).status == 0)
     #expect(try String(contentsOfFile: file, encoding: .utf8) == long)
     #expect(try await Tool.run("get", "--file", file).output == [long])
     // A file written by another program, read by the demo tool too.
