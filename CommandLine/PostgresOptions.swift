@@ -3,7 +3,7 @@ import SharedStatePostgres
 
 /// `--postgres URL` and `--namespace NAME`: a namespace of the PostgreSQL table that holds the
 /// values, instead of a file or a suite directory.
-public struct PostgresOptions: ParsableArguments {
+public struct PostgresOptions: ParsableArguments, Sendable {
   @Option(
     name: .customLong("postgres"),
     help: "A PostgreSQL URL, postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE (or ...@/DATABASE?host=/socket/dir): the values live in its shared_state table (with --key)."

@@ -209,11 +209,11 @@ public struct StoredValue: Sendable, CustomStringConvertible {
 
   /// Removes the stored value, so that a program reading it gets its default: a suite's key
   /// file is removed under the suite's lock; a file (`--file`) is unlinked, as `rm` does, which
-  /// watching processes see as the value going back to their default. Nothing happens when
-  /// nothing is stored.
+  /// watching processes see as the value going back to their default; a PostgreSQL key's row
+  /// loses its value (``SharedStatePostgres/PostgresStore/removeValue(forKey:)``). Nothing
+  /// happens when nothing is stored.
   ///
-  /// - Throws: ``CommandError`` when the value cannot be removed, and for PostgreSQL, whose
-  ///   store has no removal.
+  /// - Throws: ``CommandError`` when the value cannot be removed.
   public func reset() throws {
     switch location {
     case let .file(path):
@@ -226,8 +226,12 @@ public struct StoredValue: Sendable, CustomStringConvertible {
       } catch {
         throw CommandError(String(describing: error))
       }
-    case .postgres:
-      throw CommandError("reset is not available for PostgreSQL keys: the store has no removal; set the value instead")
+    case let .postgres(store, key):
+      do {
+        try store.removeValue(forKey: key)
+      } catch {
+        throw CommandError(String(describing: error))
+      }
     }
   }
 }
