@@ -4,15 +4,18 @@ import SharedStatePostgres
 /// `--postgres URL` and `--namespace NAME`: a namespace of the PostgreSQL table that holds the
 /// values, instead of a file or a suite directory.
 public struct PostgresOptions: ParsableArguments, Sendable {
+  /// `--postgres URL`: the server.
   @Option(
     name: .customLong("postgres"),
     help: "A PostgreSQL URL, postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE (or ...@/DATABASE?host=/socket/dir): the values live in its shared_state table (with --key)."
   )
   public var url: String?
 
+  /// `--namespace NAME`: the namespace of the keys.
   @Option(help: "The namespace of the keys in PostgreSQL (with --postgres; default: \"default\").")
   public var namespace: String?
 
+  /// `--postgres-timeout SECONDS`: the longest any wait for the server lasts.
   @Option(
     name: .customLong("postgres-timeout"),
     help: "The longest any wait for the PostgreSQL server lasts, in seconds (with --postgres; default: 30): a server that stops answering makes a read or write fail with a sentence after it."

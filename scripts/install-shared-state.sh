@@ -11,8 +11,9 @@
 #   PREFIX/share/zsh/site-functions/_shared-state
 #   PREFIX/share/fish/vendor_completions.d/shared-state.fish
 #   PREFIX/share/man/man1/shared-state.1
-# The Swift runtime is linked in (--static-swift-stdlib), so the binary runs without a Swift
-# toolchain; it needs Debian's libinotifytools0 at run time.
+# The binary uses the Swift runtime of the toolchain that built it (its run path names the
+# toolchain's library directory), and Debian's libinotifytools0. (--static-swift-stdlib does not
+# link here: Foundation's static networking library needs libcurl's.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,8 +34,8 @@ esac
 scripts/ensure-system-packages.sh libinotifytools0-dev
 
 scratch="${SWIFT_SCRATCH_PATH:-.build}"
-swift build --scratch-path "$scratch" -c release --static-swift-stdlib --product shared-state >&2
-tool="$(swift build --scratch-path "$scratch" -c release --static-swift-stdlib --show-bin-path)/shared-state"
+swift build --scratch-path "$scratch" -c release --product shared-state >&2
+tool="$(swift build --scratch-path "$scratch" -c release --show-bin-path)/shared-state"
 
 staging="$(mktemp -d "${TMPDIR:-/tmp}/shared-state-install.XXXXXX")"
 trap 'rm -rf "$staging"' EXIT
