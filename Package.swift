@@ -12,6 +12,8 @@ let package = Package(
     // of its own, so that only programs that ask for it need GLib.
     .library(name: "SharedStateGLib", targets: ["SharedStateGLib"]),
     .executable(name: "shared-demo", targets: ["SharedDemo"]),
+    // The command users install: get, set, reset, list and monitor values from a shell.
+    .executable(name: "shared-state", targets: ["SharedStateTool"]),
     // The demo as a GTK 4 window, on the same suite format as `shared-demo ui`.
     .executable(name: "shared-demo-gtk", targets: ["SharedDemoGTK"]),
   ],
@@ -111,10 +113,34 @@ let package = Package(
       dependencies: ["CGTK", "SharedState", "SharedStateGLib"],
       path: "Examples/GTKCounter"
     ),
+    // What `shared-state` and `shared-demo` share: the stored value a command names, JSON in
+    // and out, the operations on a value, one-sentence errors and exit statuses.
+    .target(
+      name: "SharedStateCommandLine",
+      dependencies: [
+        "SharedState",
+        "SharedStatePostgres",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ],
+      path: "CommandLine"
+    ),
+    .executableTarget(
+      name: "SharedStateTool",
+      dependencies: [
+        "SharedState",
+        "SharedStateCommandLine",
+        "SharedStatePostgres",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+        .product(name: "OpenCombineShim", package: "OpenCombine"),
+      ],
+      path: "Tool"
+    ),
     .executableTarget(
       name: "SharedDemo",
       dependencies: [
         "SharedDemoSuite",
+        "SharedStateCommandLine",
         "SharedState",
         "SharedStatePostgres",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -159,6 +185,9 @@ let package = Package(
         "SharedStatePostgres",
         // The multi-process tests run the tool as their worker processes.
         "SharedDemo",
+        // The tests of the installed command run it, and read the JSON it shares with the demo.
+        "SharedStateTool",
+        "SharedStateCommandLine",
         "SharedDemoSuite",
         "DeliveryProbe",
         "ResourceProbe",

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SharedState
+import SharedStateCommandLine
 
 /// `shared-demo first-read` (hidden, for the tests): opens a key (of a suite, or a file) with a
 /// default of the caller's choosing and prints the value it reads, so that tests can start
@@ -29,12 +30,12 @@ struct FirstRead: AsyncParsableCommand {
       if let startAt { try await Clock.sleep(untilUnixNanoseconds: startAt) }
       let shared = Shared<Int>(wrappedValue: self.default, storage.key())
       if let error = shared.loadError {
-        throw DemoError(storage.sentence(for: error))
+        throw CommandError(storage.sentence(for: error))
       }
       Output.line(String(shared.wrappedValue))
       if let thenWrite {
         shared.withLock { $0 = thenWrite }
-        if let error = shared.saveError { throw DemoError(String(describing: error)) }
+        if let error = shared.saveError { throw CommandError(String(describing: error)) }
       }
     }
   }

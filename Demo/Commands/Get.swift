@@ -1,4 +1,5 @@
 import ArgumentParser
+import SharedStateCommandLine
 
 /// `shared-demo get`: prints the stored value.
 struct Get: AsyncParsableCommand {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SharedStateCommandLine
 
 /// `shared-demo increment`: adds one to a stored integer, atomically across processes.
 struct Increment: AsyncParsableCommand {
@@ -26,7 +27,8 @@ struct Increment: AsyncParsableCommand {
 
   func run() async throws {
     try await reportingFailure {
-      let counter = try storage.openInteger()
+      let value = storage.value
+      let counter = try value.openInteger()
       let observers = observer.observe(counter, storage: storage)
       defer { withExtendedLifetime(observers.cancellables) {} }
       if let startAt { try await Clock.sleep(untilUnixNanoseconds: startAt) }
@@ -35,10 +37,7 @@ struct Increment: AsyncParsableCommand {
       let reportsEach = reportEach
       var completed = 0
       for _ in 0..<times {
-        counter.withLock { $0 += 1 }
-        if let error = counter.saveError {
-          throw DemoError(String(describing: error))
-        }
+        try value.add(1, to: counter)
         if reportsEach { Output.line("done \(completed + 1)") }
         completed += 1
       }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SharedState
+import SharedStateCommandLine
 import SharedStatePostgres
 
 /// `shared-demo keys`: lists the keys of an app-storage suite.
@@ -36,38 +37,12 @@ struct Keys: AsyncParsableCommand {
     try await reportingFailure {
       let keys: [String]
       if let store = postgres.store {
-        do {
-          keys = try store.keys()
-        } catch {
-          throw DemoError(String(describing: error))
-        }
+        keys = try KeyList.keys(of: store)
       } else {
         guard let suite else { return }
-        do {
-          keys = try AppStorageSuite(directory: URL(fileURLWithPath: suite)).keys()
-        } catch {
-          throw DemoError("The keys of \(suite) could not be listed: \(error)")
-        }
+        keys = try KeyList.keys(of: AppStorageSuite(directory: URL(fileURLWithPath: suite)))
       }
-      try print(keys)
-    }
-  }
-
-  /// Prints `keys` in the chosen format.
-  private func print(_ keys: [String]) throws {
-    if null {
-      FileHandle.standardOutput.write(Data(keys.map { $0 + "\0" }.joined().utf8))
-    } else if json {
-      // A JSON string: quotes, backslashes and control characters escaped.
-      let encoder = JSONEncoder()
-      encoder.outputFormatting = .withoutEscapingSlashes
-      for key in keys {
-        Output.line(String(decoding: try encoder.encode(key), as: UTF8.self))
-      }
-    } else {
-      for key in keys {
-        Output.line(key)
-      }
+      KeyList.print(keys, as: null ? .null : json ? .json : .lines)
     }
   }
 }

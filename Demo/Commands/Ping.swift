@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SharedStateCommandLine
 
 /// `shared-demo ping`: writes timestamps, for measuring how fast writes reach other processes.
 struct Ping: AsyncParsableCommand {
@@ -21,7 +22,7 @@ struct Ping: AsyncParsableCommand {
       for _ in 0..<count {
         value.withLock { $0 = Int(Output.unixNanoseconds()) }
         if let error = value.saveError {
-          throw DemoError(String(describing: error))
+          throw CommandError(String(describing: error))
         }
         try await Task.sleep(nanoseconds: UInt64(intervalMicroseconds) * 1_000)
       }

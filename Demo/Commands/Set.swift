@@ -1,5 +1,5 @@
 import ArgumentParser
-import SharedState
+import SharedStateCommandLine
 
 /// `shared-demo set`: stores a JSON value.
 struct Set: AsyncParsableCommand {
@@ -12,13 +12,7 @@ struct Set: AsyncParsableCommand {
 
   func run() async throws {
     try await reportingFailure {
-      let value = try JSONValue(parsing: json)
-      // Open the value whatever the file holds now: a set replaces it.
-      let shared = Shared<JSONValue>(wrappedValue: .null, storage.jsonKey())
-      shared.withLock { $0 = value }
-      if let error = shared.saveError {
-        throw DemoError(String(describing: error))
-      }
+      try storage.value.set(try JSONValue(parsing: json))
     }
   }
 }

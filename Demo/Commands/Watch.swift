@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import OpenCombineShim
 import SharedState
+import SharedStateCommandLine
 import Synchronization
 
 /// `shared-demo watch`: prints the value and every change to it, as it happens.
@@ -136,7 +137,7 @@ struct Watch: AsyncParsableCommand {
     setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
     return try (0..<count).map { _ in
       let descriptor = open("/dev/null", O_RDONLY | O_CLOEXEC)
-      guard descriptor >= 0 else { throw DemoError("Could not open \(count) descriptors: \(String(cString: strerror(errno)))") }
+      guard descriptor >= 0 else { throw CommandError("Could not open \(count) descriptors: \(String(cString: strerror(errno)))") }
       return descriptor
     }
   }
@@ -172,20 +173,9 @@ struct Watch: AsyncParsableCommand {
 
   /// Prints each new load error; finishes only when the state says it cannot be watched.
   private func printErrors<Value: Sendable>(of shared: Shared<Value>) async -> Outcome {
-    var reported: String?
-    while !Task.isCancelled {
-      // Read and track in one step: an error set in between would otherwise go unseen.
-      let (error, changes) = Observed.read { shared.loadError }
-      if !keepGoing, let error = error as? FileStorageError, error.reason == .unwatched {
-        return .unwatched(String(describing: error.underlying))
-      }
-      let message = error.map(storage.sentence(for:))
-      if let message, message != reported {
-        Output.error("\(Output.unixNanoseconds()) error: \(message)")
-      }
-      reported = message
-      await Observed.next(of: changes)
+    let reason = await LoadErrors.follow(shared, of: storage.value, keepGoing: keepGoing) { message in
+      Output.error("\(Output.unixNanoseconds()) error: \(message)")
     }
-    return .endless
+    return reason.map(Outcome.unwatched) ?? .endless
   }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import OpenCombineShim
 import SharedState
+import SharedStateCommandLine
 import Synchronization
 
 /// Hidden options of `increment` that give the process an observer of its own value, as a UI's
@@ -76,7 +77,7 @@ struct StartedObservers {
     let deadline = ContinuousClock.now + .seconds(seconds)
     while handled.value.load(ordering: .acquiring) < value {
       guard ContinuousClock.now < deadline else {
-        throw DemoError("the observer had not heard of \(value) after \(seconds) s")
+        throw CommandError("the observer had not heard of \(value) after \(seconds) s")
       }
       // A short poll: the wait is once per process, at its end.
       try await Task.sleep(for: .milliseconds(1))

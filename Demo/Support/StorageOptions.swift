@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SharedState
+import SharedStateCommandLine
 import SharedStatePostgres
 
 /// Which stored value a subcommand works on: a file (`--file`), a key of an app-storage
@@ -38,90 +39,42 @@ struct StorageOptions: ParsableArguments {
     }
   }
 
-  /// What the value is, for messages: the file's path, or the suite and key.
-  var description: String {
-    if let file { return file }
-    if let store = postgres.store { return "key \(String(reflecting: key ?? "")) of \(store)" }
-    return "key \(String(reflecting: key ?? "")) of \(suite ?? "")"
-  }
-
-  private var durability: FileDurability { fsync ? .flushedToDisk : .atomic }
-
-  /// The key for the value, holding a `Codable` value.
-  func key<Value: Codable & Sendable>(_: Value.Type = Value.self) -> any SharedKey<Value> {
-    if let store = postgres.store, let key {
-      return PostgresKey<Value>.postgres(key, store: store)
-    }
+  /// The value the options name.
+  var value: StoredValue {
+    if let store = postgres.store, let key { return StoredValue(store: store, key: key) }
     if let suite, let key {
+      let durability: FileDurability = fsync ? .flushedToDisk : .atomic
       let store = AppStorageSuite(
         directory: URL(fileURLWithPath: suite), durability: durability, maximumReadSize: maxReadSize
       )
-      return AppStorageKey<Value>.appStorage(key, store: store)
+      return StoredValue(suite: store, key: key)
     }
-    return FileStorageKey<Value>.fileStorage(
-      URL(fileURLWithPath: file ?? ""), durability: durability, maximumReadSize: maxReadSize
-    )
+    return StoredValue(file: file ?? "", durability: fsync ? .flushedToDisk : .atomic, maximumReadSize: maxReadSize)
   }
 
-  /// The key for a value of any JSON. A file is parsed by ``JSONValue/init(json:)``, not through
-  /// `Decodable`, whose guessing of each value's type took five times as long (a suite's keys
-  /// have no such choice).
-  func jsonKey() -> any SharedKey<JSONValue> {
-    guard postgres.store == nil, suite == nil, let file else { return key() }
-    return FileStorageKey<JSONValue>.fileStorage(
-      URL(fileURLWithPath: file),
-      decode: { try JSONValue(json: $0) },
-      encode: { try JSONEncoder().encode($0) },
-      durability: durability,
-      maximumReadSize: maxReadSize
-    )
-  }
+  /// What the value is, for messages: the file's path, or the suite and key.
+  var description: String { value.description }
+
+  /// The key for the value, holding a `Codable` value.
+  func key<Value: Codable & Sendable>(_: Value.Type = Value.self) -> any SharedKey<Value> { value.key() }
+
+  /// The key for a value of any JSON (see ``StoredValue/jsonKey()``).
+  func jsonKey() -> any SharedKey<JSONValue> { value.jsonKey() }
 
   /// Opens the value as JSON, failing when the file cannot be read or decoded.
-  func openJSON() throws -> Shared<JSONValue> {
-    let shared = Shared<JSONValue>(wrappedValue: .null, jsonKey())
-    try check(shared)
-    return shared
-  }
+  func openJSON() throws -> Shared<JSONValue> { try value.openJSON() }
 
   /// Opens the value as an integer (`0` when there is no file), failing when the file cannot be
   /// read or decoded.
-  func openInteger() throws -> Shared<Int> {
-    let shared = Shared<Int>(wrappedValue: 0, key())
-    try check(shared)
-    return shared
-  }
+  func openInteger() throws -> Shared<Int> { try value.openInteger() }
 
-  /// Fails when the value could not be loaded. That changes cannot be watched (inotify's
-  /// limits reached) is no failure here: a one-shot command reads and writes under the lock and
-  /// needs no watching, and the error arrives whenever the watcher gives up, so failing on it
-  /// would fail at random. `watch` reports it.
-  private func check<Value>(_ shared: Shared<Value>) throws {
-    if let error = shared.loadError, (error as? FileStorageError)?.reason != .unwatched {
-      throw DemoError(sentence(for: error))
-    }
-  }
-
-  /// One sentence for a load error that names the value: the library's own errors say which
-  /// file or key they are about; a decoder's error (the load error of contents that do not
-  /// decode) may not.
-  func sentence(for error: any Error) -> String {
-    switch error {
-    case is FileStorageError, is AppStorageError, is PostgresStorageError: String(describing: error)
-    default: "\(description) does not hold a valid value: \(error)"
-    }
-  }
+  /// One sentence for a load error that names the value.
+  func sentence(for error: any Error) -> String { value.sentence(for: error) }
 }
 
 extension AsyncParsableCommand {
   /// Runs `body`, turning a failure into one sentence on standard error and exit status 1.
   func reportingFailure(_ body: () async throws -> Void) async throws {
-    do {
-      try await body()
-    } catch let error as DemoError {
-      let sentence = error.description
-      Output.error("shared-demo: \(sentence)\(sentence.hasSuffix(".") ? "" : ".")")
-      throw ExitCode.failure
-    }
+    try await reportingFailure(as: "shared-demo", body)
   }
 }

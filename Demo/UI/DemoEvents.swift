@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import SharedState
+import SharedStateCommandLine
 
 /// Gathers what the window reacts to into one stream: bytes from the terminal, signals, and
 /// changes of the shared values (made here or in other processes).

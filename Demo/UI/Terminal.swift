@@ -1,4 +1,5 @@
 import Foundation
+import SharedStateCommandLine
 
 /// The terminal the demo draws on: raw mode, the alternate screen and a hidden cursor while it
 /// is open, and everything as it was after ``restore()``.
@@ -8,14 +9,14 @@ final class Terminal {
 
   /// Switches standard input to raw mode and standard output to the alternate screen.
   ///
-  /// - Throws: ``DemoError`` when standard input or output is not a terminal.
+  /// - Throws: ``CommandError`` when standard input or output is not a terminal.
   init() throws {
     guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
-      throw DemoError("'ui' needs a terminal; run it in a terminal window (or see scripts/demo.sh)")
+      throw CommandError("'ui' needs a terminal; run it in a terminal window (or see scripts/demo.sh)")
     }
     var settings = termios()
     guard tcgetattr(STDIN_FILENO, &settings) == 0 else {
-      throw DemoError("The terminal's settings could not be read")
+      throw CommandError("The terminal's settings could not be read")
     }
     original = settings
     // Raw input: bytes as they are typed, no echo, Ctrl-C and Ctrl-Z as bytes, no flow control
@@ -27,7 +28,7 @@ final class Terminal {
       cc[Int(VTIME)] = 0
     }
     guard tcsetattr(STDIN_FILENO, TCSAFLUSH, &settings) == 0 else {
-      throw DemoError("The terminal could not be switched to raw mode")
+      throw CommandError("The terminal could not be switched to raw mode")
     }
     // Alternate screen, hidden cursor.
     write("\u{1B}[?1049h\u{1B}[?25l")

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SharedState
+import SharedStateCommandLine
 
 /// `shared-demo ui`: an interactive window on a suite's shared state; every window on the same
 /// suite follows the others live.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import SharedDemo
+@testable import SharedStateCommandLine
 
 /// The demo's JSON parser and writer read and write exactly what `JSONDecoder` and `JSONEncoder`
 /// (`.sortedKeys`, `.withoutEscapingSlashes`) do through `JSONValue`'s `Codable` conformance,
@@ -17,6 +17,9 @@ struct JSONValueTests {
     "1 2", #"{"a":1,"a":2}"#, "\u{FEFF}1", #""\x""#, #"["a",{"x":-0.0}]"#, "1.7976931348623157e308",
     "2.5e-400", "[1e1000]", "\"\t\"", #"{"é":1,"e":2,"B":3,"a10":4,"a9":5,"":6,"😀":7}"#,
     String(repeating: "[", count: 600) + String(repeating: "]", count: 600),
+    // Integers beyond Int: kept exactly, by the parser and through Codable alike.
+    "18446744073709551616", "18446744073709551615", "-9223372036854775809", "[1e20,-3E19]",
+    #"{"n":12345678901234567890123456789012345678}"#,
   ]
 
   @Test func parsingReadsWhatTheDecoderReads() {
@@ -26,6 +29,21 @@ struct JSONValueTests {
       let parsed = try? JSONValue(json: data)
       #expect(parsed == decoded, "\(document.debugDescription)")
     }
+  }
+
+  /// 2^64 printed as 1.8446744073709552e+19 before: integers beyond Int print as written.
+  @Test func integersBeyondIntPrintAsWritten() throws {
+    for text in ["18446744073709551616", "-9223372036854775809", "99999999999999999999999999999999999999999999"] {
+      let value = try JSONValue(json: Data(text.utf8))
+      #expect(value == .largeInteger(text))
+      #expect(value.compactJSON == text)
+    }
+    #expect(try JSONValue(json: Data("1e20".utf8)).compactJSON == "100000000000000000000")
+    #expect(try JSONValue(json: Data("9223372036854775807".utf8)) == .integer(.max))
+    // Through Codable (a suite's keys): exact while Decimal holds it.
+    let decoded = try JSONDecoder().decode(JSONValue.self, from: Data("[18446744073709551616]".utf8))
+    #expect(decoded == .array([.largeInteger("18446744073709551616")]))
+    #expect(String(decoding: try JSONEncoder().encode(decoded), as: UTF8.self) == "[18446744073709551616]")
   }
 
   @Test func writingWritesWhatTheEncoderWrites() throws {

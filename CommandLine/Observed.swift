@@ -2,9 +2,9 @@ import Observation
 
 /// Waiting for observable state to change, for the commands that follow what no change stream
 /// reports (a shared value's load error).
-enum Observed {
+public enum Observed {
   /// Waits until something `read` reads changes (or the task is cancelled).
-  static func nextChange(_ read: @escaping @Sendable () -> Void) async {
+  public static func nextChange(_ read: @escaping @Sendable () -> Void) async {
     let (changed, continuation) = AsyncStream<Void>.makeStream()
     withObservationTracking(read) { continuation.yield() }
     await withTaskCancellationHandler {
@@ -16,7 +16,7 @@ enum Observed {
 
   /// Reads a value and starts tracking what the read touched, in one step, so that no change
   /// slips between them: `changes` yields once that changes. Wait for it with ``next(of:)``.
-  static func read<Value: Sendable>(
+  public static func read<Value: Sendable>(
     _ read: @escaping @Sendable () -> Value
   ) -> (value: Value, changes: AsyncStream<Void>) {
     let (changes, continuation) = AsyncStream<Void>.makeStream()
@@ -25,7 +25,7 @@ enum Observed {
   }
 
   /// Waits for the change that `changes`, from ``read(_:)``, announces (or for cancellation).
-  static func next(of changes: AsyncStream<Void>) async {
+  public static func next(of changes: AsyncStream<Void>) async {
     for await _ in changes { break }
   }
 }

@@ -6,7 +6,9 @@ extension JSONValue {
   /// `JSONValue`'s `Decodable` conformance must guess each value's type by trying one after the
   /// other, and every wrong guess throws a `DecodingError` (about twenty per element of an array
   /// of small objects): five times the work of parsing. This reads each token once.
-  init(json data: Data) throws {
+  ///
+  /// - Throws: ``JSONParsingError`` for bytes that are not one JSON value.
+  public init(json data: Data) throws {
     self = try data.withUnsafeBytes { bytes in
       var parser = JSONBytesParser(bytes: bytes)
       let value = try parser.parseDocument()
@@ -16,10 +18,13 @@ extension JSONValue {
 }
 
 /// The error for bytes that are not one JSON value.
-struct JSONParsingError: Error, CustomStringConvertible {
-  let offset: Int
-  let problem: String
-  var description: String { "not valid JSON at byte \(offset): \(problem)" }
+public struct JSONParsingError: Error, CustomStringConvertible {
+  /// Where the problem is, in bytes from the start.
+  public let offset: Int
+  /// What is wrong there, such as "expected ':'".
+  public let problem: String
+  /// The problem and where it is.
+  public var description: String { "not valid JSON at byte \(offset): \(problem)" }
 }
 
 /// A recursive-descent JSON parser over raw bytes.
@@ -261,7 +266,13 @@ private struct JSONBytesParser {
     guard let number = Double(text), number.isFinite else {
       throw JSONParsingError(offset: start, problem: "a number out of range")
     }
+    // An integer beyond Int is kept as it was written (the grammar allows no leading zeros, and
+    // "-0" is an Int): a Double would print 2^64 as 1.8446744073709552e+19, and round -2^63-1
+    // to Int.min.
+    if isInteger { return .largeInteger(text) }
     if let integer = Int(exactly: number) { return .integer(integer) }
+    // A whole number written with an exponent, as the Decodable conformance reads it.
+    if let large = JSONValue.exactInteger(number, decimal: { Decimal(string: text) }) { return large }
     return .number(number)
   }
 
@@ -277,7 +288,7 @@ extension JSONValue {
   /// One line of compact JSON with sorted keys, exactly as `JSONEncoder` writes it with
   /// `.sortedKeys` and `.withoutEscapingSlashes`, but written directly: the `Encodable` detour
   /// took six times as long.
-  var compactJSON: String {
+  public var compactJSON: String {
     var output: [UInt8] = []
     write(to: &output)
     return String(decoding: output, as: UTF8.self)
@@ -288,6 +299,7 @@ extension JSONValue {
     case .null: output.append(contentsOf: "null".utf8)
     case let .bool(bool): output.append(contentsOf: (bool ? "true" : "false").utf8)
     case let .integer(integer): output.append(contentsOf: String(integer).utf8)
+    case let .largeInteger(digits): output.append(contentsOf: digits.utf8)
     case let .number(number): output.append(contentsOf: Self.text(of: number).utf8)
     case let .string(string): Self.write(string, to: &output)
     case let .array(array):
