@@ -16,7 +16,7 @@ import Synchronization
 /// observers live. A missing or empty file means the default value (the first read leaves an
 /// empty file where there is none, as swift-sharing does, never over anything); a file that
 /// does not decode, or cannot be read, is never written over behind the program's back. The guarantees, stated
-/// once: <doc:FileStorage#What-you-can-rely-on>.
+/// once: <doc:SharingAFileBetweenProcesses#What-you-can-rely-on>.
 ///
 /// Files live in the `defaultFileStorage` dependency: the real file system in programs, an
 /// in-memory one in tests and previews.
@@ -137,7 +137,7 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   /// that finds no file leaves an empty one, as swift-sharing does: only if there is still no
   /// file once the cross-process lock is held, never replacing one, and silently not at all
   /// where the directory cannot be written. A file holding swift-sharing's placeholder bytes is
-  /// emptied the same way. See <doc:FileStorage#Files-missing-files-and-bad-files>.
+  /// emptied the same way. See <doc:SharingAFileBetweenProcesses#Files-missing-files-and-bad-files>.
   public func load(context: LoadContext<Value>, continuation: LoadContinuation<Value>) {
     guard context.initialValue != nil else {
       markLoaded()

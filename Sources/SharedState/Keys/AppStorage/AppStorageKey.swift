@@ -10,7 +10,7 @@ import Foundation
 /// ```
 ///
 /// Each key is kept as ``FileStorageKey`` keeps a file, with the same guarantees
-/// (<doc:FileStorage#What-you-can-rely-on>): an atomic ``Shared/withLock(_:)`` across processes,
+/// (<doc:SharingAFileBetweenProcesses#What-you-can-rely-on>): an atomic ``Shared/withLock(_:)`` across processes,
 /// writes from anywhere arriving live (one watch per suite directory), and no file that does not
 /// decode or cannot be read written over behind the program's back. Where a file key's first
 /// read leaves an empty file, the first read of a key that has no file stores the default value (only if there is still no file once
