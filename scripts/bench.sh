@@ -28,22 +28,27 @@
 #
 # usage: scripts/bench.sh [--quick] [--dir DIR] [--results DIR] [--pictures DIR]
 #                         [--operations N] [--fsync-operations N] [--repeat N]
-#                         [--processes "1 2 4 8"] [--pings N] [--no-tmpfs] [--throughput-only]
+#                         [--processes "1 2 4 8"] [--pings N] [--no-tmpfs] [--no-postgres]
+#                         [--throughput-only]
 #   --quick       fewer runs and writes (--repeat 1, 10000 and 1000 increments, 300 pings,
 #                 fan-out with fewer changes): about half the time of a full run
 #   --dir         the directory on the file system to measure (default: a fresh one in .build)
 #   --results     where the results go (default: .build/bench/results-DATE): bench.txt (what
 #                 was printed), run.tsv, throughput.tsv, latency.tsv, fanout.tsv, samples/
 #   --pictures    where the pictures go (default: docs/benchmarks, beside BENCHMARKS.md)
+#   --demo PATH   the shared-demo to measure (default: this checkout's, built in release mode)
 #   --operations  increments per configuration, split among the processes (default 20000)
 #   --fsync-operations  the same with fsync (default 2000)
 #   --repeat      runs of each configuration (default 3)
 #   --pings       writes for the latency measurement (default 1000)
+#   --no-tmpfs    only on disk
+#   --no-postgres without the PostgreSQL rows
 #   --throughput-only  only the throughput tables, on disk (no pictures)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 dir=""
+demo=""
 results=""
 pictures="docs/benchmarks"
 operations=20000
@@ -53,6 +58,7 @@ process_counts="1 2 4 8"
 pings=1000
 tmpfs=yes
 only_throughput=no
+postgres=yes
 fanout_options=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -61,6 +67,7 @@ while [ $# -gt 0 ]; do
       fanout_options=(--changes 100); shift ;;
     --results) results="$2"; shift 2 ;;
     --pictures) pictures="$2"; shift 2 ;;
+    --demo) demo="$2"; shift 2 ;;
     --dir) dir="$2"; shift 2 ;;
     --operations) operations="$2"; shift 2 ;;
     --fsync-operations) fsync_operations="$2"; shift 2 ;;
@@ -69,17 +76,21 @@ while [ $# -gt 0 ]; do
     --throughput-only) only_throughput=yes; tmpfs=no; shift ;;
     --pings) pings="$2"; shift 2 ;;
     --no-tmpfs) tmpfs=no; shift ;;
-    -h|--help) sed -n '2,42p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --no-postgres) postgres=no; shift ;;
+    -h|--help) sed -n '2,46p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
 
 scripts/ensure-system-packages.sh libinotifytools0-dev libsqlite3-dev gcc python3
-echo "Building in release mode ..." >&2
-# SWIFT_SCRATCH_PATH picks a build folder other than .build.
-scratch=(${SWIFT_SCRATCH_PATH:+--scratch-path "$SWIFT_SCRATCH_PATH"})
-swift build "${scratch[@]}" -c release --product shared-demo >&2
-demo="$(swift build "${scratch[@]}" -c release --show-bin-path)/shared-demo"
+if [ -z "$demo" ]; then
+  echo "Building in release mode ..." >&2
+  # SWIFT_SCRATCH_PATH picks a build folder other than .build.
+  scratch=(${SWIFT_SCRATCH_PATH:+--scratch-path "$SWIFT_SCRATCH_PATH"})
+  swift build "${scratch[@]}" -c release --product shared-demo >&2
+  demo="$(swift build "${scratch[@]}" -c release --show-bin-path)/shared-demo"
+fi
+[ -x "$demo" ] || { echo "bench.sh: '$demo' is not an executable shared-demo" >&2; exit 2; }
 sqlite_counter=".build/bench/sqlite_counter"
 mkdir -p .build/bench
 gcc -O2 -o "$sqlite_counter" scripts/bench/sqlite_counter.c -lsqlite3
@@ -239,7 +250,7 @@ else
 fi
 
 # PostgreSQL (SharedStatePostgres), on a server of its own: see scripts/bench/postgres.sh.
-scripts/bench/postgres.sh --pings "$pings"
+[ "$postgres" = yes ] && scripts/bench/postgres.sh --pings "$pings"
 
 # The pictures of BENCHMARKS.md, from this run's results.
 if ! python3 -c 'import matplotlib' 2>/dev/null; then
