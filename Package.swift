@@ -31,6 +31,9 @@ let package = Package(
     .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
     // PostgreSQL, for SharedStatePostgres only.
     .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+    // `swift package generate-documentation`, for scripts/docs.sh; a plugin only, linked into
+    // no product.
+    .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
   ],
   targets: [
     // Debian's libinotifytools0-dev. The module's header stops the build with a message naming

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Benchmarks SharedState's file storage and app storage against SQLite, measured in the same
 # run on the same directory, then again on tmpfs (/dev/shm). Prints figures; asserts nothing.
+# Writes what it prints, and each figure as TSV, into a results folder, and draws the pictures
+# of BENCHMARKS.md from them (scripts/bench/plot.py, matplotlib, installed from PyPI when
+# missing).
 #
-#   throughput  cross-process withLock increments per second (--processes, default 1 and 4),
+#   throughput  cross-process withLock increments per second (--processes, default 1 2 4 8),
 #               for a file (--file) and for a key of an app-storage suite (--suite --key),
 #               beside SQLite (WAL, synchronous=NORMAL, BEGIN IMMEDIATE; UPDATE; COMMIT) and
 #               beside two floors: the same file protocol in C (scripts/bench/protocol_counter.c,
@@ -18,28 +21,53 @@
 #   both again with the fsync durability setting (SQLite: synchronous=FULL)
 #   suite       listing the keys of a suite of 10 000 keys (`shared-demo keys`): time and peak
 #               memory, beside the same for an empty suite
+#   watcher     scripts/bench/watcher.sh: keys open in one process, the latency between two
+#               watching processes beside the C floor's, a slow observer
+#   fan-out     scripts/bench/fanout.sh: N watching processes and N of the C floor, one writer
+#   PostgreSQL  scripts/bench/postgres.sh
 #
-# usage: scripts/bench.sh [--dir DIR] [--operations N] [--fsync-operations N] [--repeat N]
-#                         [--processes "1 4"] [--pings N] [--no-tmpfs] [--throughput-only]
+# usage: scripts/bench.sh [--quick] [--dir DIR] [--results DIR] [--pictures DIR]
+#                         [--operations N] [--fsync-operations N] [--repeat N]
+#                         [--processes "1 2 4 8"] [--pings N] [--no-tmpfs] [--no-postgres]
+#                         [--throughput-only]
+#   --quick       fewer runs and writes (--repeat 1, 10000 and 1000 increments, 300 pings,
+#                 fan-out with fewer changes): about half the time of a full run
 #   --dir         the directory on the file system to measure (default: a fresh one in .build)
+#   --results     where the results go (default: .build/bench/results-DATE): bench.txt (what
+#                 was printed), run.tsv, throughput.tsv, latency.tsv, fanout.tsv, samples/
+#   --pictures    where the pictures go (default: docs/benchmarks, beside BENCHMARKS.md)
+#   --demo PATH   the shared-demo to measure (default: this checkout's, built in release mode)
 #   --operations  increments per configuration, split among the processes (default 20000)
 #   --fsync-operations  the same with fsync (default 2000)
 #   --repeat      runs of each configuration (default 3)
 #   --pings       writes for the latency measurement (default 1000)
-#   --throughput-only  only the throughput tables, on disk
+#   --no-tmpfs    only on disk
+#   --no-postgres without the PostgreSQL rows
+#   --throughput-only  only the throughput tables, on disk (no pictures)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 dir=""
+demo=""
+results=""
+pictures="docs/benchmarks"
 operations=20000
 fsync_operations=2000
 repeat=3
-process_counts="1 4"
+process_counts="1 2 4 8"
 pings=1000
 tmpfs=yes
 only_throughput=no
+postgres=yes
+fanout_options=()
 while [ $# -gt 0 ]; do
   case "$1" in
+    --quick)
+      repeat=1; operations=10000; fsync_operations=1000; pings=300
+      fanout_options=(--changes 100); shift ;;
+    --results) results="$2"; shift 2 ;;
+    --pictures) pictures="$2"; shift 2 ;;
+    --demo) demo="$2"; shift 2 ;;
     --dir) dir="$2"; shift 2 ;;
     --operations) operations="$2"; shift 2 ;;
     --fsync-operations) fsync_operations="$2"; shift 2 ;;
@@ -48,17 +76,21 @@ while [ $# -gt 0 ]; do
     --throughput-only) only_throughput=yes; tmpfs=no; shift ;;
     --pings) pings="$2"; shift 2 ;;
     --no-tmpfs) tmpfs=no; shift ;;
-    -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --no-postgres) postgres=no; shift ;;
+    -h|--help) sed -n '2,46p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
 
 scripts/ensure-system-packages.sh libinotifytools0-dev libsqlite3-dev gcc python3
-echo "Building in release mode ..." >&2
-# SWIFT_SCRATCH_PATH picks a build folder other than .build.
-scratch=(${SWIFT_SCRATCH_PATH:+--scratch-path "$SWIFT_SCRATCH_PATH"})
-swift build "${scratch[@]}" -c release --product shared-demo >&2
-demo="$(swift build "${scratch[@]}" -c release --show-bin-path)/shared-demo"
+if [ -z "$demo" ]; then
+  echo "Building in release mode ..." >&2
+  # SWIFT_SCRATCH_PATH picks a build folder other than .build.
+  scratch=(${SWIFT_SCRATCH_PATH:+--scratch-path "$SWIFT_SCRATCH_PATH"})
+  swift build "${scratch[@]}" -c release --product shared-demo >&2
+  demo="$(swift build "${scratch[@]}" -c release --show-bin-path)/shared-demo"
+fi
+[ -x "$demo" ] || { echo "bench.sh: '$demo' is not an executable shared-demo" >&2; exit 2; }
 sqlite_counter=".build/bench/sqlite_counter"
 mkdir -p .build/bench
 gcc -O2 -o "$sqlite_counter" scripts/bench/sqlite_counter.c -lsqlite3
@@ -99,24 +131,28 @@ throughput() {
   finish_workers bench.sh "$kind" "$start" $((each * processes)) "${pids[@]}"
 }
 
-# latency KIND DIR [--fsync]: prints 'count p50_us p99_us max_us'.
+# latency KIND DIR LABEL [--fsync]: prints 'count p50_us p99_us max_us'; keeps the samples in
+# the results' samples/latency-LABEL-KIND.txt.
 latency() {
-  local kind="$1" where="$2" fsync="${3:-}" target
+  local kind="$1" where="$2" label="$3" fsync="${4:-}" target
   rm -rf "$where/latency.json" "$where/.latency.json."* "$where/suite"
   if [ "$kind" = app ]; then
     target=(--suite "$where/suite" --key latency)
   else
     target=(--file "$where/latency.json")
   fi
-  ping_latency "$demo" "$pings" "$fsync" "${target[@]}"
+  PING_SAMPLES="$results/samples/latency-$label-$kind.txt" ping_latency "$demo" "$pings" "$fsync" "${target[@]}"
 }
 
 # median N...: the median of its arguments.
 median() { printf '%s\n' "$@" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
+# report LABEL DIR [--fsync]: the throughput table and the latency rows of one directory.
 report() {
   local label="$1" where="$2" fsync="${3:-}"
+  local durability=default
+  [ -n "$fsync" ] && durability=fsync
   echo
   echo "== $label: $where ($(df -T "$where" | awk 'NR == 2 { print $2 }'))${fsync:+, fsync (SQLite synchronous=FULL)}, median of $repeat"
   printf "%-9s %-6s %10s %10s %6s %10s %6s %11s %6s %6s\n" processes kind "ours/s" "SQLite/s" ratio \
@@ -129,6 +165,16 @@ report() {
       cw+=("$(throughput c-watching "$processes" "$where" $fsync)")
       file+=("$(throughput file "$processes" "$where" $fsync)")
       app+=("$(throughput app "$processes" "$where" $fsync)")
+    done
+    local run=0
+    for _ in $(seq "$repeat"); do
+      printf '%s\t%s\t%s\t%s\t%s\t%s\n' \
+        "$label" "$durability" "$processes" "SharedState file" "$run" "${file[$run]}" \
+        "$label" "$durability" "$processes" "SharedState app storage" "$run" "${app[$run]}" \
+        "$label" "$durability" "$processes" "SQLite" "$run" "${sqlite[$run]}" \
+        "$label" "$durability" "$processes" "C floor" "$run" "${c[$run]}" \
+        "$label" "$durability" "$processes" "C watch" "$run" "${cw[$run]}" >>"$results/throughput.tsv"
+      run=$((run + 1))
     done
     local s_median c_median cw_median noise
     s_median=$(median "${sqlite[@]}")
@@ -146,8 +192,10 @@ report() {
   done
   [ "$only_throughput" = yes ] && return
   for kind in file app; do
-    read -r count p50 p99 max <<<"$(latency "$kind" "$where" $fsync)"
+    read -r count p50 p99 max <<<"$(latency "$kind" "$where" "$label-$durability" $fsync)"
     echo "$kind latency over $count writes: p50=${p50}us p99=${p99}us max=${max}us"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$label" "$durability" "$kind" "$count" "$p50" "$p99" "$max" \
+      >>"$results/latency.tsv"
   done
 }
 
@@ -163,16 +211,52 @@ if [ -z "$dir" ]; then
   trap 'rm -rf "$dir" "${shm:-}"' EXIT
 fi
 mkdir -p "$dir"
-echo "SharedState benchmark, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $operations increments per run ($fsync_operations with fsync)"
+started="$(date -u +%Y-%m-%dT%H:%MZ)"
+[ -n "$results" ] || results=".build/bench/results-$(date -u +%Y%m%dT%H%MZ)"
+mkdir -p "$results/samples"
+results="$(cd "$results" && pwd)"
+rm -f "$results"/*.tsv "$results"/samples/*
+printf 'storage\tdurability\tprocesses\tprogram\trun\tops_per_s\n' >"$results/throughput.tsv"
+printf 'storage\tdurability\tkind\tcount\tp50_us\tp99_us\tmax_us\n' >"$results/latency.tsv"
+# The tree measured: the commit, marked when the work tree differs from it.
+tree="$(git describe --always --dirty --abbrev=7 2>/dev/null || echo unknown)"
+printf 'tree\tdate\tcores\tload\n%s\t%s\t%s\t%s\n' "$tree" "$started" "$(nproc)" \
+  "$(cut -d' ' -f1-3 /proc/loadavg)" >"$results/run.tsv"
+# Everything printed from here on is also kept in the results.
+exec > >(tee "$results/bench.txt")
+
+echo "SharedState benchmark, $started, tree $tree, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $operations increments per run ($fsync_operations with fsync)"
 report "disk" "$dir"
 report "disk" "$dir" --fsync
 [ "$only_throughput" = yes ] || suite_open "$dir"
-[ "$only_throughput" = yes ] || scripts/bench/watcher.sh "$demo" "$dir" --pings "$pings"  # the watcher: keys open, CPU per write, latency
+# The watcher: keys open, CPU per write, latency beside the C floor's.
+[ "$only_throughput" = yes ] || scripts/bench/watcher.sh "$demo" "$dir" --pings "$pings" --samples "$results/samples"
 if [ "$tmpfs" = yes ] && [ -d /dev/shm ]; then
   shm="$(mktemp -d /dev/shm/sharedstate-bench.XXXXXX)"
   report "tmpfs" "$shm"
   report "tmpfs" "$shm" --fsync
 fi
+[ "$only_throughput" = yes ] && exit 0
+
+# Fan-out: N watching processes of the library and N of the C floor, one writer.
+if [ -x scripts/bench/fanout.sh ]; then
+  echo
+  echo "== fan-out: one writer, N watching processes (scripts/bench/fanout.sh)"
+  scripts/bench/fanout.sh --demo "$demo" --tsv "$results/fanout.tsv" \
+    "${fanout_options[@]}"
+else
+  echo
+  echo "== fan-out: not measured (scripts/bench/fanout.sh is missing)"
+fi
 
 # PostgreSQL (SharedStatePostgres), on a server of its own: see scripts/bench/postgres.sh.
-scripts/bench/postgres.sh --pings "$pings"
+[ "$postgres" = yes ] && scripts/bench/postgres.sh --pings "$pings"
+
+# The pictures of BENCHMARKS.md, from this run's results.
+if ! python3 -c 'import matplotlib' 2>/dev/null; then
+  echo "Installing matplotlib from PyPI for the pictures ..." >&2
+  python3 -m pip install --quiet matplotlib >&2
+fi
+python3 scripts/bench/plot.py "$results" --output "$pictures"
+echo
+echo "Results: $results; pictures: $pictures"

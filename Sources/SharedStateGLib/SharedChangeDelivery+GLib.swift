@@ -17,7 +17,7 @@ extension SharedChangeDelivery {
   /// source when the context is freed before running it.
   ///
   /// The loop must run: a context that nobody iterates keeps its deliveries waiting. Unlike
-  /// ``mainActor``, this delivery needs no bridge; the main actor's own work (a
+  /// `SharedChangeDelivery.mainActor`, this delivery needs no bridge; the main actor's own work (a
   /// `Task { @MainActor in … }`) still needs ``GLibMainActor/install()``.
   ///
   /// - Parameter context: Where observers run; by default the thread-default context of the

@@ -13,21 +13,21 @@ import SharedState
 /// $counter.withLock { $0 += 1 }   // atomic across every process on every machine
 /// ```
 ///
-/// - ``Shared/withLock(_:)`` is one transaction: it locks the row (`SELECT … FOR UPDATE`,
+/// - `Shared.withLock(_:)` is one transaction: it locks the row (`SELECT … FOR UPDATE`,
 ///   creating it first when missing), brings the value up to date when another process wrote
 ///   since, applies the mutation, writes it with a new version and notifies, then commits.
 /// - Writes by other processes arrive live through `LISTEN`/`NOTIFY` on one connection per
 ///   process and server, shared by every key. This process's own writes are not reported back.
 /// - A missing row means the default value; nothing is written until the program changes it.
 /// - A row whose JSON does not decode as `Value` leaves the value as it was, sets
-///   ``Shared/loadError``, and is not overwritten until the program writes a new value.
-/// - When the server goes away, the value keeps what it had and ``Shared/loadError`` says so;
+///   `Shared.loadError`, and is not overwritten until the program writes a new value.
+/// - When the server goes away, the value keeps what it had and `Shared.loadError` says so;
 ///   the library reconnects (50 ms, doubling up to 2 s), listens again, reloads every key and
-///   clears the error. A write made meanwhile fails: ``Shared/saveError`` says so, and it is
+///   clears the error. A write made meanwhile fails: `Shared.saveError` says so, and it is
 ///   never retried behind the program's back.
 /// - A `withLock` that cannot establish the current value (no connection, `BEGIN` or the row's
 ///   lock failed, or the server did not answer in time) does not run its closure and writes
-///   nothing: ``Shared/saveError`` gives the reason.
+///   nothing: `Shared.saveError` gives the reason.
 ///
 /// ## Limits
 ///
@@ -162,9 +162,9 @@ public struct PostgresKey<Value: Sendable>: SharedKey {
     }
   }
 
-  /// Writes the value as one statement (``Shared/save()``, a plain assignment). Inside
-  /// ``Shared/withLock(_:)`` the write goes through the transaction that `withLock` began instead:
-  /// see ``beginTransaction(receivingChange:)``. Never queued: a write that fails now is reported now.
+  /// Writes the value as one statement (`Shared.save()`, a plain assignment). Inside
+  /// `Shared.withLock(_:)` the write goes through the transaction that `withLock` began instead:
+  /// see `beginTransaction(receivingChange:)`. Never queued: a write that fails now is reported now.
   public func save(_ value: Value, context: SaveContext, continuation: SaveContinuation) {
     do {
       try withinLimits()
@@ -258,7 +258,7 @@ extension PostgresKey: CrossProcessKey {
   /// When the current value cannot be established (no connection, `BEGIN` or the row's lock
   /// failed, or the server did not answer within the store's timeout), the transaction carries
   /// that failure as its read failure: `withLock` does not run its body, nothing is written, and
-  /// ``Shared/saveError`` says why. A commit of such a transaction refuses too. A second commit
+  /// `Shared.saveError` says why. A commit of such a transaction refuses too. A second commit
   /// in one `withLock` (a nested `withLock` on the same state) writes as one statement, after
   /// the first has committed.
   ///

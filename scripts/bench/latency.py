@@ -2,9 +2,16 @@
 
 Each line after the first is '<received-unix-ns> <sent-unix-ns>': the watcher's clock when it
 saw the change, and the value the writer stored, which is its clock when it wrote. Prints
-'count p50_us p99_us max_us'.
+'count p50_us p99_us max_us'. With `--samples FILE` it also writes every latency, in
+microseconds, one per line in the order seen, for scripts/bench/plot.py's distribution.
 """
 import sys
+
+samples_path = None
+if len(sys.argv) == 3 and sys.argv[1] == "--samples":
+    samples_path = sys.argv[2]
+elif len(sys.argv) != 1:
+    sys.exit("usage: latency.py [--samples FILE] < watch-output")
 
 latencies = []
 lines = sys.stdin.read().split("\n")[1:]  # the first line is the value before the pings
@@ -14,6 +21,10 @@ for line in lines:
     if len(parts) != 2 or not parts[1].isdigit() or int(parts[1]) < 10**18:
         continue
     latencies.append((int(parts[0]) - int(parts[1])) / 1000.0)
+
+if samples_path:
+    with open(samples_path, "w") as samples:
+        samples.writelines(f"{latency:.1f}\n" for latency in latencies)
 
 if not latencies:
     print("0 nan nan nan")

@@ -21,7 +21,8 @@ finish_workers() {
 # ping_latency DEMO PINGS FSYNC TARGET...: from `shared-demo ping` in one process to the change
 # seen by `shared-demo watch` in another, both on TARGET (e.g. --file F, --suite D --key K);
 # FSYNC is --fsync or empty. The watcher reads any JSON value, or, with PING_WATCH_INTEGER=yes,
-# the integer that `ping` stores. Prints 'count p50_us p99_us max_us'.
+# the integer that `ping` stores. Prints 'count p50_us p99_us max_us'; with PING_SAMPLES=FILE it
+# also keeps every latency (µs, one per line) in FILE.
 ping_latency() {
   local demo="$1" pings="$2" fsync="$3" output watcher
   shift 3
@@ -42,6 +43,8 @@ ping_latency() {
   for _ in $(seq 1000); do tail -n 1 "$output" | grep -q ' -1$' && break; sleep 0.01; done
   kill "$watcher" 2>/dev/null || true
   wait "$watcher" 2>/dev/null || true
-  python3 "$(dirname "${BASH_SOURCE[0]}")/latency.py" <"$output"
+  local samples=()
+  [ -n "${PING_SAMPLES:-}" ] && samples=(--samples "$PING_SAMPLES")
+  python3 "$(dirname "${BASH_SOURCE[0]}")/latency.py" "${samples[@]}" <"$output"
   rm -f "$output"
 }

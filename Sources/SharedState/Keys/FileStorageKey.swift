@@ -17,7 +17,8 @@ import Synchronization
 /// empty file where there is none, as swift-sharing does, never over anything); a file that
 /// does not decode, or cannot be read, is never written over behind the program's back, and a
 /// file whose mode lets nobody write it (`0444`: locked down) is not replaced: the write fails
-/// with one sentence. The guarantees, stated once: <doc:FileStorage#What-you-can-rely-on>.
+/// with one sentence. The guarantees, stated once:
+/// <doc:SharingAFileBetweenProcesses#What-you-can-rely-on>.
 ///
 /// Files live in the `defaultFileStorage` dependency: the real file system in programs, an
 /// in-memory one in tests and previews.
@@ -138,8 +139,10 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   /// that finds no file leaves an empty one, as swift-sharing does: only if there is still no
   /// file once the cross-process lock is held, never replacing one, and silently not at all
   /// where the directory cannot be written, where other users can write it, or through a
-  /// symbolic link another user planted (<doc:FileStorage#Files-others-can-write>). A file holding swift-sharing's placeholder bytes is
-  /// emptied the same way. See <doc:FileStorage#Files-missing-files-and-bad-files>.
+  /// symbolic link another user planted
+  /// (<doc:SharingAFileBetweenProcesses#Files-others-can-write>). A file holding swift-sharing's
+  /// placeholder bytes is emptied the same way. See
+  /// <doc:SharingAFileBetweenProcesses#Files-missing-files-and-bad-files>.
   public func load(context: LoadContext<Value>, continuation: LoadContinuation<Value>) {
     guard context.initialValue != nil else {
       markLoaded()

@@ -6,8 +6,8 @@ import IssueReporting
 /// `0`, `nil`); writers report a failure through IssueReporting (a test failure under test, a
 /// runtime warning in a program), where `UserDefaults` says nothing at all.
 ///
-/// Use this library's own names to see failures as errors: ``value(forKey:as:)-(_,Value.Type)``
-/// tells "nothing stored" from "stored something else", ``write(_:forKey:)-(Value,_)`` and
+/// Use this library's own names to see failures as errors: `value(forKey:as:)`
+/// tells "nothing stored" from "stored something else", `write(_:forKey:)` and
 /// ``removeValue(forKey:)`` throw.
 extension AppStorageSuite {
   /// The Boolean stored under `key`; a number counts as `true` when it is not zero, a string
@@ -85,7 +85,7 @@ extension AppStorageSuite {
   /// dictionary), or `nil` when nothing is stored or the file is not JSON.
   ///
   /// JSON does not say which Swift type a value had: a `Date` comes back as its number of
-  /// seconds, a `URL` as its string. Read with a type (``value(forKey:as:)-(_,Value.Type)``)
+  /// seconds, a `URL` as its string. Read with a type (`value(forKey:as:)`)
   /// to get the value back as it was stored.
   public func object(forKey key: String) -> Any? {
     guard let contents = storedContents(forKey: key) else { return nil }
@@ -109,12 +109,15 @@ extension AppStorageSuite {
   /// Stores `value` under `key`, as `UserDefaults.set(_:forKey:)`; a `nil` optional removes it.
   ///
   /// A failure (a key that cannot be a file name, a file that cannot be written) is reported
-  /// through IssueReporting rather than thrown; ``write(_:forKey:)-(Value,_)`` throws it.
+  /// through IssueReporting rather than thrown; `write(_:forKey:)` throws it.
   ///
   /// - Parameters:
   ///   - value: The value to store.
   ///   - key: The key's name.
-  ///   - fileID, filePath, line, column: Where a failure is reported; the caller's location.
+  ///   - fileID: Where a failure is reported: the caller's file, as `#fileID`.
+  ///   - filePath: The caller's file, as `#filePath`.
+  ///   - line: The caller's line.
+  ///   - column: The caller's column.
   public func set<Value: Codable & Sendable>(
     _ value: Value,
     forKey key: String,

@@ -21,7 +21,7 @@ extension AppStorageSuite {
 
   /// The `RawRepresentable` value stored under `key`, or `nil` when there is none.
   ///
-  /// - Throws: As ``value(forKey:as:)-(_,Value.Type)``.
+  /// - Throws: As `value(forKey:as:)`.
   public func value<Value: RawRepresentable & Sendable>(
     forKey key: String,
     as _: Value.Type = Value.self
@@ -31,7 +31,7 @@ extension AppStorageSuite {
 
   /// The value stored under `key`, for a type that is `RawRepresentable` and `Codable`.
   ///
-  /// - Throws: As ``value(forKey:as:)-(_,Value.Type)``.
+  /// - Throws: As `value(forKey:as:)`.
   public func value<Value: RawRepresentable & Codable & Sendable>(
     forKey key: String,
     as _: Value.Type = Value.self
@@ -55,7 +55,7 @@ extension AppStorageSuite {
 
   /// Stores a `RawRepresentable` value under `key`, as its raw value.
   ///
-  /// - Throws: As ``write(_:forKey:)-(Value,_)``.
+  /// - Throws: As `write(_:forKey:)`.
   public func write<Value: RawRepresentable & Sendable>(
     _ value: Value,
     forKey key: String
@@ -65,7 +65,7 @@ extension AppStorageSuite {
 
   /// Stores a value that is `RawRepresentable` and `Codable` under `key`, as its raw value.
   ///
-  /// - Throws: As ``write(_:forKey:)-(Value,_)``.
+  /// - Throws: As `write(_:forKey:)`.
   public func write<Value: RawRepresentable & Codable & Sendable>(
     _ value: Value,
     forKey key: String

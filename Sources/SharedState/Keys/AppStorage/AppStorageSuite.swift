@@ -32,7 +32,7 @@ import SystemPackage
 /// less the process's umask, unless the initialiser is told otherwise. Existing directories and
 /// files keep their permissions, owner and group: a write gives the new file those of the file
 /// it replaces, and fails with one sentence, writing nothing, when it cannot without someone
-/// losing access (see <doc:FileStorage>).
+/// losing access (see <doc:SharingAFileBetweenProcesses>).
 ///
 /// ## Reading
 ///

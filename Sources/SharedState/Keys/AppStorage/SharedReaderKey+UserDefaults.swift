@@ -40,7 +40,7 @@ extension AppStorageSuite {
 
 extension SharedReaderKey {
   /// A key for a `Codable` value in the app storage suite that stands for a `UserDefaults`
-  /// store: see ``AppStorageSuite`` and ``appStorage(_:store:)-(_,AppStorageSuite?)``.
+  /// store: see ``AppStorageSuite`` and `appStorage(_:store:)`.
   ///
   /// - Parameters:
   ///   - key: The key's name.
