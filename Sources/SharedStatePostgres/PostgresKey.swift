@@ -45,8 +45,8 @@ import SharedState
 ///   the longest that fits.
 ///
 /// A key outside them is refused in one sentence that shows the first characters of the key and
-/// its length, never the whole key, and gives the limit: ``Shared/loadError`` when the key
-/// loads, ``Shared/saveError`` for a write (a `withLock` does not run its closure), each a
+/// its length, never the whole key, and gives the limit: `Shared.loadError` when the key
+/// loads, `Shared.saveError` for a write (a `withLock` does not run its closure), each a
 /// ``PostgresStorageError`` of kind ``PostgresStorageError/Kind/outsideLimits``. Nothing is
 /// read or written for it. <doc:Limits> gives the reasons.
 ///
