@@ -124,6 +124,7 @@ let package = Package(
         "SharedState",
         "SharedStatePostgres",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
       ],
       path: "CommandLine"
     ),

@@ -1,5 +1,5 @@
 import ArgumentParser
-import IssueReporting
+import SharedStateCommandLine
 import SharedState
 
 /// `shared-demo`: SharedState's demonstration and scripting tool.
@@ -26,22 +26,6 @@ struct SharedDemo: AsyncParsableCommand {
   )
 
   static func main() async {
-    // The tool reports every failure itself, as one sentence; the library's runtime warnings
-    // would say the same thing a second time.
-    IssueReporters.current = []
-    // No command is main-actor UI code: `watch` prints each change on the thread that brings it,
-    // at once, and the terminal UI reads changes through async sequences. The main queue's hop
-    // would only add latency.
-    SharedChangeDelivery.default = .immediate
-    do {
-      var command = try parseAsRoot()
-      if var asyncCommand = command as? any AsyncParsableCommand {
-        try await asyncCommand.run()
-      } else {
-        try command.run()
-      }
-    } catch {
-      exit(withError: error)
-    }
+    await CommandLineProgram.run(self)
   }
 }

@@ -17,19 +17,11 @@ struct Get: AsyncParsableCommand {
       """
   )
 
-  @OptionGroup var options: ValueOptions
-
-  @Argument(help: "The suite: a name, or a directory path with a '/' in it; with --postgres, the namespace.")
-  var suite: String?
-
-  @Argument(help: "The key.")
-  var key: String?
-
-  func validate() throws { try options.validate(operands: [suite, key].compactMap { $0 }) }
+  @OptionGroup var location: KeyOperands
 
   func run() async throws {
     try await reportingFailure(as: "shared-state") {
-      let value = try options.value([suite, key].compactMap { $0 }, mustExist: true)
+      let value = try location.value(mustExist: true)
       guard let json = try value.read() else {
         throw CommandError("\(value) has no value", status: .noValue)
       }

@@ -17,22 +17,14 @@ struct Increment: AsyncParsableCommand {
       """
   )
 
-  @OptionGroup var options: ValueOptions
-
   @Option(help: "How much to add (negative to subtract).")
   var by = 1
 
-  @Argument(help: "The suite: a name, or a directory path with a '/' in it; with --postgres, the namespace.")
-  var suite: String?
-
-  @Argument(help: "The key.")
-  var key: String?
-
-  func validate() throws { try options.validate(operands: [suite, key].compactMap { $0 }) }
+  @OptionGroup var location: KeyOperands
 
   func run() async throws {
     try await reportingFailure(as: "shared-state") {
-      let value = try options.value([suite, key].compactMap { $0 }, mustExist: false)
+      let value = try location.value(mustExist: false)
       let sum = try value.add(by, to: try value.openInteger())
       Output.line(String(sum))
     }

@@ -18,19 +18,11 @@ struct Reset: AsyncParsableCommand {
       """
   )
 
-  @OptionGroup var options: ValueOptions
-
-  @Argument(help: "The suite: a name, or a directory path with a '/' in it; with --postgres, the namespace.")
-  var suite: String?
-
-  @Argument(help: "The key.")
-  var key: String?
-
-  func validate() throws { try options.validate(operands: [suite, key].compactMap { $0 }) }
+  @OptionGroup var location: KeyOperands
 
   func run() async throws {
     try await reportingFailure(as: "shared-state") {
-      try options.value([suite, key].compactMap { $0 }, mustExist: true).reset()
+      try location.value(mustExist: true).reset()
     }
   }
 }

@@ -1,5 +1,4 @@
 import ArgumentParser
-import IssueReporting
 import SharedState
 import SharedStateCommandLine
 
@@ -32,28 +31,7 @@ struct SharedStateCommand: AsyncParsableCommand {
   )
 
   static func main() async {
-    // The tool reports every failure itself, as one sentence; the library's runtime warnings
-    // would say the same thing a second time.
-    IssueReporters.current = []
-    // No command is main-actor UI code: `monitor` prints each change on the thread that brings
-    // it, at once.
-    SharedChangeDelivery.default = .immediate
-    do {
-      var command = try parseAsRoot()
-      if var asyncCommand = command as? any AsyncParsableCommand {
-        try await asyncCommand.run()
-      } else {
-        try command.run()
-      }
-    } catch {
-      // argument-parser's usage status is EX_USAGE (64); this tool documents 2, as most
-      // command-line programs use.
-      if exitCode(for: error) == .validationFailure {
-        let message = fullMessage(for: error)
-        if !message.isEmpty { Output.error(message) }
-        exit(withError: CommandExitStatus.usage.exitCode)
-      }
-      exit(withError: error)
-    }
+    // A command line that does not parse exits with 2, as most command-line programs do.
+    await CommandLineProgram.run(self, usageStatus: CommandExitStatus.usage.exitCode)
   }
 }
