@@ -73,12 +73,15 @@ floor="$work/watch_floor"
 cc -O2 -pthread -o "$floor" scripts/bench/watch_floor.c
 chmod 755 "$work" "$floor"
 
+PYTHONPATH="$PWD/scripts/bench${PYTHONPATH:+:$PYTHONPATH}" \
 python3 - "$demo" "$floor" "$work" "$watchers" "$changes" "$interval_ms" "$tsv" <<'PYTHON'
 import os
 import signal
 import subprocess
 import sys
 import time
+
+from proc_times import cpu_ns
 
 demo, floor, work, watcher_counts, changes, interval_ms, tsv = sys.argv[1:]
 changes, interval_ms = int(changes), int(interval_ms)
@@ -90,18 +93,6 @@ if os.geteuid() == 0:
     library_user, floor_user = as_user(61001), as_user(61002)
 else:
     library_user = floor_user = []
-
-
-def cpu_ns(pid):
-    """The CPU time of every thread of `pid`, in nanoseconds."""
-    total = 0
-    for task in os.listdir(f"/proc/{pid}/task"):
-        try:
-            with open(f"/proc/{pid}/task/{task}/schedstat") as f:
-                total += int(f.read().split()[0])
-        except (FileNotFoundError, ProcessLookupError):
-            pass  # a thread that just ended
-    return total
 
 
 def lines_of(path):

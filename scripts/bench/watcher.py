@@ -19,19 +19,10 @@ import subprocess
 import sys
 import time
 
+from proc_times import cpu_ns
+
 demo, where = sys.argv[1], sys.argv[2]
 writes = int(sys.argv[sys.argv.index("--writes") + 1]) if "--writes" in sys.argv else 500
-
-
-def cpu_ns(pid):
-    total = 0
-    for task in os.listdir(f"/proc/{pid}/task"):
-        try:
-            with open(f"/proc/{pid}/task/{task}/schedstat") as f:
-                total += int(f.read().split()[0])
-        except (FileNotFoundError, ProcessLookupError):
-            pass  # a thread that just ended
-    return total
 
 
 def rss_mib(pid):

@@ -1,0 +1,16 @@
+"""What the benchmark scripts read of a running process in /proc."""
+
+import os
+
+
+def cpu_ns(pid):
+    """The CPU time of every thread of `pid` so far, in nanoseconds (from each thread's
+    schedstat, which counts to the nanosecond where /proc/PID/stat counts clock ticks)."""
+    total = 0
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/schedstat") as f:
+                total += int(f.read().split()[0])
+        except (FileNotFoundError, ProcessLookupError):
+            pass  # a thread that just ended
+    return total
