@@ -88,6 +88,8 @@ if [ -z "$demo" ]; then
   # SWIFT_SCRATCH_PATH picks a build folder other than .build.
   scratch=(${SWIFT_SCRATCH_PATH:+--scratch-path "$SWIFT_SCRATCH_PATH"})
   swift build "${scratch[@]}" -c release --product shared-demo >&2
+  # The suite row opens 10 000 keys with Int defaults in a program of its own, found beside it.
+  swift build "${scratch[@]}" -c release --product ResourceProbe >&2
   demo="$(swift build "${scratch[@]}" -c release --show-bin-path)/shared-demo"
 fi
 [ -x "$demo" ] || { echo "bench.sh: '$demo' is not an executable shared-demo" >&2; exit 2; }
