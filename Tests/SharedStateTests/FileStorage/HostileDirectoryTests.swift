@@ -34,16 +34,6 @@ struct HostileDirectoryTests {
 
     func path(_ name: String) -> String { directory + "/" + name }
 
-    /// Runs a shell command as `nobody`.
-    func asNobody(_ command: String) async throws {
-      let process = try DemoProcess(
-        executable: URL(fileURLWithPath: "/usr/bin/setpriv"),
-        arguments: ["--reuid=65534", "--regid=65534", "--clear-groups", "/bin/sh", "-c", command]
-      )
-      let status = try await process.waitForExit(seconds: 20)
-      let errors = try await process.allErrors()
-      #expect(status == 0, "as nobody: \(command): \(errors)")
-    }
 
     /// Whether the outside file is exactly as it was: contents and mode.
     func expectOutsideUntouched(sourceLocation: SourceLocation = #_sourceLocation) throws {
@@ -78,7 +68,7 @@ struct HostileDirectoryTests {
   @Test func scratchLinkedToAnOutsideFileIsNotWrittenNorChmodded() async throws {
     let ground = try Ground()
     let target = ground.path("value.json")
-    try await ground.asNobody("echo 1 > '\(target)' && chmod 666 '\(target)' && ln -s '\(ground.outsideFile)' '\(ground.path(".value.json.sharedstate-scratch"))'")
+    try await DemoProcess.shellAsNobody("echo 1 > '\(target)' && chmod 666 '\(target)' && ln -s '\(ground.outsideFile)' '\(ground.path(".value.json.sharedstate-scratch"))'")
     let (status, errors) = try await Self.demo("set", "--file", target, "2")
     #expect(status == 0, "\(errors)")
     try ground.expectOutsideUntouched()
@@ -102,7 +92,7 @@ struct HostileDirectoryTests {
   @Test func lockLinkedToAnOutsideFileIsRefusedAndNothingIsWritten() async throws {
     let ground = try Ground()
     let target = ground.path("value.json")
-    try await ground.asNobody("echo 1 > '\(target)' && ln -s '\(ground.outsideFile)' '\(ground.path(".value.json.sharedstate-lock"))'")
+    try await DemoProcess.shellAsNobody("echo 1 > '\(target)' && ln -s '\(ground.outsideFile)' '\(ground.path(".value.json.sharedstate-lock"))'")
     let (status, errors) = try await Self.demo("set", "--file", target, "2")
     #expect(status == 1)
     #expect(errors.joined().contains("symbolic link"), "\(errors)")
@@ -115,7 +105,7 @@ struct HostileDirectoryTests {
     let ground = try Ground()
     let target = ground.path("value.json")
     let created = ground.root.path("outside/created-by-the-writer")
-    try await ground.asNobody("echo 1 > '\(target)' && ln -s '\(created)' '\(ground.path(".value.json.sharedstate-lock"))'")
+    try await DemoProcess.shellAsNobody("echo 1 > '\(target)' && ln -s '\(created)' '\(ground.path(".value.json.sharedstate-lock"))'")
     for arguments in [["get", "--file", target], ["set", "--file", target, "2"], ["increment", "--file", target]] {
       let (status, _) = try await Self.demo(arguments)
       if arguments[0] != "get" { #expect(status == 1, "\(arguments)") }
@@ -127,7 +117,7 @@ struct HostileDirectoryTests {
   @Test func fifoAsScratchDoesNotHangTheWriter() async throws {
     let ground = try Ground()
     let target = ground.path("value.json")
-    try await ground.asNobody("echo 1 > '\(target)' && chmod 666 '\(target)' && mkfifo '\(ground.path(".value.json.sharedstate-scratch"))'")
+    try await DemoProcess.shellAsNobody("echo 1 > '\(target)' && chmod 666 '\(target)' && mkfifo '\(ground.path(".value.json.sharedstate-scratch"))'")
     let (status, errors) = try await Self.demo("set", "--file", target, "2")
     #expect(status == 0, "\(errors)")
     #expect(try String(contentsOfFile: target, encoding: .utf8) == "2")
@@ -136,7 +126,7 @@ struct HostileDirectoryTests {
   @Test func fifoAsTargetIsAClearErrorNotAHang() async throws {
     let ground = try Ground()
     let target = ground.path("value.json")
-    try await ground.asNobody("mkfifo '\(target)'")
+    try await DemoProcess.shellAsNobody("mkfifo '\(target)'")
     let get = try await Self.demo("get", "--file", target)
     #expect(get.status == 1)
     #expect(get.errors.joined().contains("not a regular file"), "\(get.errors)")
@@ -150,7 +140,7 @@ struct HostileDirectoryTests {
   @Test func fifoAsLockFileFailsBeforeWriting() async throws {
     let ground = try Ground()
     let target = ground.path("value.json")
-    try await ground.asNobody("echo 1 > '\(target)' && chmod 666 '\(target)' && mkfifo -m 666 '\(ground.path(".value.json.sharedstate-lock"))'")
+    try await DemoProcess.shellAsNobody("echo 1 > '\(target)' && chmod 666 '\(target)' && mkfifo -m 666 '\(ground.path(".value.json.sharedstate-lock"))'")
     let (status, errors) = try await Self.demo("set", "--file", target, "2")
     #expect(status == 1)
     #expect(errors.joined().contains("not a regular file"), "\(errors)")
@@ -159,7 +149,7 @@ struct HostileDirectoryTests {
 
   @Test func appStorageKeyFileAsFifoIsAClearErrorNotAHang() async throws {
     let ground = try Ground()
-    try await ground.asNobody("mkfifo '\(ground.path("count.json"))'")
+    try await DemoProcess.shellAsNobody("mkfifo '\(ground.path("count.json"))'")
     let get = try await Self.demo("get", "--suite", ground.directory, "--key", "count")
     #expect(get.status == 1)
     #expect(get.errors.joined().contains("not a regular file"), "\(get.errors)")

@@ -32,17 +32,6 @@ struct SharedGroundTests {
     func path(_ name: String) -> String { directory + "/" + name }
   }
 
-  /// Runs a shell command as `nobody`.
-  static func asNobody(_ command: String) async throws {
-    let process = try DemoProcess(
-      executable: URL(fileURLWithPath: "/usr/bin/setpriv"),
-      arguments: ["--reuid=65534", "--regid=65534", "--clear-groups", "/bin/sh", "-c", command]
-    )
-    let status = try await process.waitForExit(seconds: 20)
-    let errors = try await process.allErrors()
-    #expect(status == 0, "as nobody: \(command): \(errors)")
-  }
-
   /// Runs `sysctl NAME=VALUE`, returning the value it had.
   static func setSysctl(_ name: String, _ value: String) throws -> String {
     let path = "/proc/sys/" + name.replacingOccurrences(of: ".", with: "/")
@@ -79,7 +68,7 @@ struct SharedGroundTests {
     try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: victim)
     let target = ground.path("value.json")
     let lockName = ground.path(".value.json.sharedstate-lock")
-    try await Self.asNobody("ln '\(victim)' '\(lockName)'")
+    try await DemoProcess.shellAsNobody("ln '\(victim)' '\(lockName)'")
 
     // The conflicting lock, on the file the name leads to.
     let holder = try FileDescriptor.open(FilePath(lockName), .readOnly)
@@ -97,7 +86,7 @@ struct SharedGroundTests {
         try await Task.sleep(for: .milliseconds(5))
       }
     }
-    try await Self.asNobody("rm '\(lockName)'")
+    try await DemoProcess.shellAsNobody("rm '\(lockName)'")
     try holder.close()
     holderIsOpen = false
 
@@ -119,7 +108,7 @@ struct SharedGroundTests {
     let victimContents = Data("root's data\n".utf8)
     try victimContents.write(to: URL(fileURLWithPath: victim))
     let lockName = ground.path(".value.json.sharedstate-lock")
-    try await Self.asNobody("ln '\(victim)' '\(lockName)'")
+    try await DemoProcess.shellAsNobody("ln '\(victim)' '\(lockName)'")
     let writer = try DemoProcess("set", "--file", ground.path("value.json"), "2")
     #expect(try await writer.waitForExit() == 1)
     let errors = try await writer.allErrors().joined()
@@ -146,7 +135,7 @@ struct SharedGroundTests {
     #expect(storedStatus == 0, "\(storedErrors)")
     let before = try FileManager.default.contentsOfDirectory(atPath: privateDirectory).sorted()
     let link = ground.path("planted")
-    try await Self.asNobody("ln -s '\(privateDirectory)' '\(link)'")
+    try await DemoProcess.shellAsNobody("ln -s '\(privateDirectory)' '\(link)'")
 
     for arguments in [
       ["first-read", "--file", link + "/f.json", "--default", "3"],
@@ -222,7 +211,7 @@ struct SharedGroundTests {
     let target = ground.path("f.json")
     let created = try await TwoUsersTests.finish(try TwoUsersTests.asNobody(["set", "--file", target, "1"]))
     #expect(created.status == 0, "\(created.errors)")
-    try await Self.asNobody("rm '\(target)'")
+    try await DemoProcess.shellAsNobody("rm '\(target)'")
     let written = try await TwoUsersTests.finish(try TwoUsersTests.asRoot(["set", "--file", target, "2"]))
     #expect(written.status == 0, "root cannot write nobody's key: \(written.errors)")
     let read = try TwoUsersTests.asNobody(["get", "--file", target])

@@ -1,5 +1,6 @@
 import CTestSupport
 import Foundation
+import Testing
 import TestSupport
 
 /// A running `shared-demo` (or other) process whose output a test reads line by line, waiting
@@ -159,4 +160,18 @@ private final class LineReader: Sendable {
 struct EndOfOutput: Error, CustomStringConvertible {
   let source: String
   var description: String { "\(source) ended its output." }
+}
+
+extension DemoProcess {
+  /// Runs a shell command as `nobody` (uid and gid 65534, no other groups), the second user of
+  /// the tests of shared directories, and expects it to succeed.
+  static func shellAsNobody(_ command: String) async throws {
+    let process = try DemoProcess(
+      executable: URL(fileURLWithPath: "/usr/bin/setpriv"),
+      arguments: ["--reuid=65534", "--regid=65534", "--clear-groups", "/bin/sh", "-c", command]
+    )
+    let status = try await process.waitForExit(seconds: 20)
+    let errors = try await process.allErrors()
+    #expect(status == 0, "as nobody: \(command): \(errors)")
+  }
 }
