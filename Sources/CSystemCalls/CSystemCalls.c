@@ -11,6 +11,8 @@
 #include <sys/prctl.h>
 #include <sys/select.h>
 #include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <stdint.h>
 #include <unistd.h>
 
 int shared_state_exchange(int olddirfd, const char *oldpath, int newdirfd, const char *newpath) {
@@ -109,4 +111,20 @@ int shared_state_block_asynchronous_signals(void) {
   int faults[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS};
   for (unsigned i = 0; i < sizeof faults / sizeof faults[0]; i++) sigdelset(&signals, faults[i]);
   return pthread_sigmask(SIG_BLOCK, &signals, NULL);
+}
+
+int shared_state_timer_create(void) {
+  return timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+}
+
+int shared_state_timer_set(int fd, unsigned long long nanoseconds) {
+  struct itimerspec setting = {0};
+  setting.it_value.tv_sec = (time_t)(nanoseconds / 1000000000ULL);
+  setting.it_value.tv_nsec = (long)(nanoseconds % 1000000000ULL);
+  return timerfd_settime(fd, 0, &setting, NULL);
+}
+
+int shared_state_timer_wait(int fd) {
+  uint64_t expirations;
+  return read(fd, &expirations, sizeof expirations) == (ssize_t)sizeof expirations ? 0 : -1;
 }

@@ -81,7 +81,7 @@ import subprocess
 import sys
 import time
 
-from proc_times import cpu_ns
+from proc_times import cpu_ns, threads
 
 demo, floor, work, watcher_counts, changes, interval_ms, tsv = sys.argv[1:]
 changes, interval_ms = int(changes), int(interval_ms)
@@ -170,6 +170,7 @@ def run(n):
         wait_until(all_ready, 300, f"the start of {2 * n} watchers")
         time.sleep(0.5)  # their start-up work done
         before = {process.pid: cpu_ns(process.pid) for process, _ in everyone}
+        threads_before = {process.pid: threads(process.pid) for process, _ in everyone}
         subprocess.run(library_user + [demo, "ping", "--file", target, "--count", str(changes),
                                        "--interval-microseconds", str(interval_ms * 1000)],
                        check=True, stdout=subprocess.DEVNULL)
@@ -178,6 +179,11 @@ def run(n):
                    "the last change reaching every watcher")
         time.sleep(0.05)  # each has finished its work on it
         after = {process.pid: cpu_ns(process.pid) for process, _ in everyone}
+        for program, entries in programs.items():
+            ended = sum(len(threads_before[p.pid] - threads(p.pid)) for p, _ in entries)
+            if ended:
+                print(f"note: {ended} threads of the {program} watchers ended during the run; "
+                      "their CPU time is not counted, so its CPU figure is too low", file=sys.stderr)
         # The changes made: the writer's values, as the watchers printed them.
         sent = sorted({s for _, out in everyone for s, _ in received(out)})
         figures = {}

@@ -18,8 +18,8 @@
 // its seqlock when either changed; and it paces its reading as the library's does
 // (Storage/Watching/ReadingPace.swift): a wake-up less than 1 ms after the previous one is a
 // burst, and in a burst it waits again no sooner than 100 µs after the last wake-up; and it runs
-// under SCHED_BATCH, as the library's threads do. That is the floor of the default
-// configuration, where every process watches.
+// under the default scheduling policy, as the library's threads do. That is the floor of the
+// default configuration, where every process watches.
 //
 // usage: protocol_counter FILE TIMES START_AT_UNIX_NS [fsync] [watch]
 #define _GNU_SOURCE
@@ -87,9 +87,6 @@ static long long monotonic_ns(void) {
 // The watching thread: what a watching process must do for each event, at the least.
 static void *watch_directory(void *argument) {
   struct watch *watch = argument;
-  // As SharedState's reading threads: under SCHED_BATCH, a thread woken by an event takes its
-  // turn instead of preempting the writer on its core.
-  sched_setscheduler(0, SCHED_BATCH, &(struct sched_param){0});
   char buffer[64 * 1024] __attribute__((aligned(8)));
   uint64_t seen = 0;
   long value = 0;

@@ -40,9 +40,6 @@ static long long now_ns(void) {
 }
 
 static int watch(const char *dir, const char *name) {
-  // As SharedState's reading threads: under SCHED_BATCH, a thread woken by an event takes its
-  // turn instead of preempting what runs on its core.
-  sched_setscheduler(0, SCHED_BATCH, &(struct sched_param){0});
   int fd = inotify_init1(IN_CLOEXEC);
   if (fd < 0 || inotify_add_watch(fd, dir, IN_MOVED_TO | IN_CLOSE_WRITE) < 0) {
     perror("inotify");
@@ -90,7 +87,6 @@ struct own_watch {
 // The writer's own watching thread (see `watching` above).
 static void *watch_own_writes(void *argument) {
   struct own_watch *own = argument;
-  sched_setscheduler(0, SCHED_BATCH, &(struct sched_param){0});
   int directory = open(own->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   char buffer[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
   for (;;) {

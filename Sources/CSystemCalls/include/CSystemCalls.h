@@ -62,4 +62,15 @@ int shared_state_name_thread(const char *name);
 /// Returns 0, or an error number.
 int shared_state_block_asynchronous_signals(void);
 
+/// timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC): a timer read as a descriptor. Returns it, or -1
+/// with errno set.
+int shared_state_timer_create(void);
+
+/// timerfd_settime(fd, 0, ...): arms the timer to expire once, `nanoseconds` from now, or disarms
+/// it when `nanoseconds` is 0. Returns 0, or -1 with errno set.
+int shared_state_timer_set(int fd, unsigned long long nanoseconds);
+
+/// read(fd, 8 bytes): waits until the timer expires. Returns 0, or -1 with errno set.
+int shared_state_timer_wait(int fd);
+
 #endif

@@ -1,40 +1,42 @@
 import Foundation
 
 /// The threads that run the ``InotifyReader`` and registrations' deliveries: one reading thread,
-/// and a pool of its own that grows when every thread is busy, so that a slow handle (a decode,
-/// an observer that takes 100 ms) holds up only itself. (A global Dispatch queue does not do that
-/// on Linux: it notices a blocked worker only tens of milliseconds later, and Swift's tasks share
-/// it.)
+/// one thread standing by, and a pool that grows when every thread is busy, so that a slow handle
+/// (a decode, an observer that takes 100 ms) holds up only itself. (A global Dispatch queue does
+/// not do that on Linux: it notices a blocked worker only tens of milliseconds later, and Swift's
+/// tasks share it.)
 ///
-/// ## The reading thread
+/// ## The reading thread delivers
 ///
-/// One thread, the *reading thread*, runs the reader (``InotifyReader/readEvents()``) for good,
-/// and never a handle: what an event leaves to deliver goes to a queue that the pool's threads
-/// take from. Each change costs one hand-over (one thread woken), and the thread that wakes for
-/// every write does the same small work each time. (Handing the reader itself on at each change,
-/// so that the thread that read the event could deliver it, cost a hand-over too, and a second
-/// wait on the pool's condition per change.)
+/// The *reading thread* runs the reader (``InotifyReader/readEvents()``) and then delivers what
+/// the turn left to deliver itself, so that a change costs one thread woken, as it does a
+/// program written in C. Before delivering, it arms a timer (``OneShotTimer``) that the
+/// *standing-by* thread waits on; after, it disarms it. Arming and disarming wake nobody. Should
+/// a delivery outlast `takeoverDelay`, the timer wakes the standing-by thread, which becomes the
+/// reading thread at once: the slow delivery holds up other handles for `takeoverDelay` at
+/// most, and its own (what was left to deliver in the same turn goes to the pool). The thread
+/// that was slow stands by once it is done (at most two threads stand by: no thread is started
+/// and ended per slow delivery). (Handing every delivery to the pool cost two `futex` calls
+/// and a second thread woken per change.)
 ///
-/// Threads of the pool beyond the first leave after `idleLifetime` without work; there are never
-/// more than `maximumThreads` of them.
+/// The pool's threads deliver what does not come from the reader (``schedule(_:)``: a
+/// resynchronize, a watch that failed) and the rest of a turn whose delivery was slow. Threads
+/// of the pool beyond the first leave after `idleLifetime` without work; there are never more
+/// than `maximumThreads` of them.
 ///
 /// ## Scheduling
 ///
-/// In a program under the kernel's default policy, the reading thread runs under its batch
-/// policy (`SCHED_BATCH`), set once when it starts, which shares the CPU alike but does not
-/// preempt on waking. Every write wakes the reader of every process that watches the directory;
-/// woken under the default policy, it preempts whatever runs on its core, and in a busy program
-/// that is often another process's writer holding the file's lock, which every process then
-/// waits for. (Measured at four processes that each write and watch the others, three
-/// alternations: 36–45 µs of CPU per increment with the reading thread under the batch policy,
-/// 45–50 µs under the default one.) The pool's threads, which run the program's code (observers
-/// with ``SharedChangeDelivery/immediate``, a ``SharedChangeDelivery``'s `schedule`, a
-/// subscriber's callbacks, an `AsyncSequence`'s continuation), keep the program's policy: no
-/// thread changes its policy per change (switching around every delivery cost two system calls
-/// per change). The reading thread's rare calls that may start threads (Dispatch) are wrapped in
-/// ``CurrentThread/withDefaultScheduling(_:)``, since a thread started from a thread inherits
-/// its policy.
-///
+/// Every thread keeps the program's scheduling policy and never switches it: the reading thread
+/// runs the program's code (observers with ``SharedChangeDelivery/immediate``, a
+/// ``SharedChangeDelivery``'s `schedule`, a subscriber's callbacks, Dispatch, which may start
+/// threads that inherit the policy of the thread that starts them). The batch policy
+/// (`SCHED_BATCH`), under which a woken thread does not preempt the one running on its core,
+/// saved CPU where processes increment one key and watch each other (four processes, three
+/// alternations in one run: 36–40 µs of CPU per increment with the reading thread under it,
+/// 45–59 µs without), but keeping it would cost two `sched_setscheduler` calls around every
+/// delivery that runs the program's code, in every watching process; the C floors
+/// (`scripts/bench/*.c`) wait under the default policy too.
+
 /// `@unchecked Sendable`: every mutable property is only touched with `lock` held.
 final class DeliveryThreads: @unchecked Sendable {
   /// The threads every registration uses.
@@ -57,20 +59,30 @@ final class DeliveryThreads: @unchecked Sendable {
   private var idle = 0
   /// Signals of `idleThreads` that no thread has taken yet.
   private var wakeups = 0
-  /// Whether the reading thread was started.
-  private var isReading = false
+  /// One turn of the reader, once the reading thread was started.
+  private var readEvents: (@Sendable () -> [FileWatchRegistration])?
+  /// Counts the hand-overs of reading: the reading thread is the one whose turn this is.
+  private var readingTurn = 0
+  /// The turn of the reading thread while it delivers (its timer armed); `nil` otherwise.
+  private var deliveringTurn: Int?
+  /// Threads waiting on `takeover`.
+  private var standingBy = 0
+  /// Wakes the standing-by thread when a delivery of the reading thread lasts; `nil` when the
+  /// system gave no timer, and then the pool delivers every change.
+  private let takeover = OneShotTimer()
+  /// How long a delivery of the reading thread may last before another thread reads on.
+  private let takeoverDelay: UInt64
   private let idleLifetime: TimeInterval
   private let maximumThreads: Int
-  /// Whether the reading thread runs under the batch policy: the program (its main thread) runs
-  /// under the default one, not a real-time one or the batch one it would want kept.
-  private let batchesReader = CurrentThread.programSchedulesByDefault
-
-  init(idleLifetime: TimeInterval = 10, maximumThreads: Int = 256) {
+  init(idleLifetime: TimeInterval = 10, maximumThreads: Int = 256, takeoverDelay: Duration = .milliseconds(5)) {
     self.idleLifetime = idleLifetime
     self.maximumThreads = maximumThreads
+    let (seconds, attoseconds) = takeoverDelay.components
+    self.takeoverDelay = UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
   }
 
-  /// Starts the reading thread, which runs the reader from now on.
+  /// Starts the reading thread, which runs the reader from now on, and the thread that stands by
+  /// to take over.
   ///
   /// - Parameter readEvents: One turn of the reader (``InotifyReader/readEvents()``): waits for
   ///   the next event (or for something else to do, such as watching a new directory), acts on
@@ -78,12 +90,12 @@ final class DeliveryThreads: @unchecked Sendable {
   ///   ``FileWatchRegistration/enqueue(_:)``). Only the reading thread calls it.
   func startReading(_ readEvents: @escaping @Sendable () -> [FileWatchRegistration]) {
     lock.withLock {
-      precondition(!isReading, "the watcher's events are read once per process")
-      isReading = true
+      precondition(self.readEvents == nil, "the watcher's events are read once per process")
+      self.readEvents = readEvents
+      if takeover != nil { standingBy = 1 }
     }
-    let thread = Thread { [self] in read(readEvents) }
-    thread.name = Self.threadName
-    thread.start()
+    startThread { [self] in run(readEvents, as: .reading) }
+    if takeover != nil { startThread { [self] in run(readEvents, as: .standingBy) } }
   }
 
   /// Runs `registration.deliverPending()` on one of the threads, soon.
@@ -106,7 +118,7 @@ final class DeliveryThreads: @unchecked Sendable {
       switch self {
       case .none: break
       case .signal: threads.idleThreads.signal()
-      case .start: threads.startThread()
+      case .start: threads.startThread { [threads] in threads.work() }
       }
     }
   }
@@ -123,8 +135,8 @@ final class DeliveryThreads: @unchecked Sendable {
     return .start
   }
 
-  private func startThread() {
-    let thread = Thread { [self] in work() }
+  private func startThread(_ body: @escaping @Sendable () -> Void) {
+    let thread = Thread(block: body)
     thread.name = Self.threadName
     thread.start()
   }
@@ -141,28 +153,120 @@ final class DeliveryThreads: @unchecked Sendable {
     try? CurrentThread.setName(Self.threadName)
   }
 
-  /// The reading thread: runs the reader, and queues for the pool what each turn leaves to
-  /// deliver. When no thread of the pool can take a delivery (all busy with slow handles, and
-  /// the pool at its maximum), it waits in the queue, and the reading goes on.
-  private func read(_ readEvents: () -> [FileWatchRegistration]) {
+  /// What a thread of its own (not of the pool) does next.
+  private enum Role {
+    /// Runs the reader, and delivers what it leaves.
+    case reading
+    /// Waits for the reading thread's delivery to last.
+    case standingBy
+    /// Leaves: another thread stands by already.
+    case leaving
+  }
+
+  /// A thread that reads or stands by, from `role` on.
+  private func run(_ readEvents: @escaping @Sendable () -> [FileWatchRegistration], as role: Role) {
     prepareThread()
-    if batchesReader { try? CurrentThread.setBatchScheduling(true) }
+    var role = role
+    // The turn this thread reads in, while it does.
+    var turn = 0
     while true {
-      let ready = readEvents()
-      guard !ready.isEmpty else { continue }
-      let wakes = lock.withLock { () -> [Wake] in
-        pending.append(contentsOf: ready)
-        return ready.map { _ in wakeOne() }
+      switch role {
+      case .reading:
+        let ready = readEvents()
+        if !ready.isEmpty, !deliverWhileReading(ready, turn: turn) { role = standByOrLeave() }
+      case .standingBy:
+        guard let takeover, takeover.waitForExpiry() else {
+          lock.withLock { standingBy -= 1 }
+          return
+        }
+        if let taken = takeOverIfDeliveryLasts() {
+          turn = taken
+          role = .reading
+        }
+      case .leaving:
+        return
       }
-      for wake in wakes { wake.perform(self) }
     }
+  }
+
+  /// Delivers `ready` on the reading thread, under the timer that lets the standing-by thread
+  /// take over reading; `false` when it did (what was left of `ready` then went to the pool, and
+  /// this thread no longer reads).
+  private func deliverWhileReading(_ ready: [FileWatchRegistration], turn: Int) -> Bool {
+    guard let takeover else {
+      queue(ready[...])
+      return true
+    }
+    lock.withLock { deliveringTurn = turn }
+    takeover.arm(nanoseconds: takeoverDelay)
+    var delivered = 0
+    var isTakenOver = false
+    while delivered < ready.count, !isTakenOver {
+      ready[delivered].deliverPending()
+      delivered += 1
+      if delivered < ready.count { isTakenOver = lock.withLock { readingTurn != turn } }
+    }
+    // Asked again under the lock that ends the delivery: the standing-by thread may have taken
+    // over since the last look, and then only it reads on (and its own deliveries are its own).
+    isTakenOver = lock.withLock {
+      guard readingTurn == turn else { return true }
+      deliveringTurn = nil
+      return false
+    }
+    guard isTakenOver else {
+      takeover.disarm()
+      return true
+    }
+    queue(ready[delivered...])
+    return false
+  }
+
+  /// After the standing-by thread took over reading: this thread stands by too, unless two
+  /// threads already do. (Two: the one that took over started one to stand by in its place,
+  /// and the next delivery that lasts will take one of them; a thread that would leave here
+  /// would be started again there.)
+  private func standByOrLeave() -> Role {
+    lock.withLock {
+      guard standingBy < 2 else { return .leaving }
+      standingBy += 1
+      return .standingBy
+    }
+  }
+
+  /// At the timer's expiry: the turn this thread reads in from now on, when the reading thread's
+  /// delivery still lasts (and a thread is started to stand by in this one's place, when no
+  /// other does); `nil` when the expiry came as that delivery ended, and this thread stands by
+  /// again. Every thread standing by wakes at an expiry; one takes over.
+  private func takeOverIfDeliveryLasts() -> Int? {
+    let taken = lock.withLock { () -> (turn: Int, standby: (@Sendable () -> [FileWatchRegistration])?)? in
+      guard let deliveringTurn, deliveringTurn == readingTurn else { return nil }
+      readingTurn += 1
+      self.deliveringTurn = nil
+      standingBy -= 1
+      guard standingBy == 0 else { return (readingTurn, nil) }
+      standingBy += 1
+      return (readingTurn, readEvents)
+    }
+    guard let taken else { return nil }
+    if let readEvents = taken.standby {
+      startThread { [self] in run(readEvents, as: .standingBy) }
+    }
+    return taken.turn
+  }
+
+  /// Queues `registrations` for the pool, waking as many threads.
+  private func queue(_ registrations: ArraySlice<FileWatchRegistration>) {
+    guard !registrations.isEmpty else { return }
+    let wakes = lock.withLock { () -> [Wake] in
+      pending.append(contentsOf: registrations)
+      return registrations.map { _ in wakeOne() }
+    }
+    for wake in wakes { wake.perform(self) }
   }
 
   /// A thread of the pool: delivers what waits in the queue, then waits for more.
   private func work() {
     prepareThread()
-    // Started by the reading thread, it inherited the batch policy: back to the program's, once.
-    if batchesReader { try? CurrentThread.setBatchScheduling(false) }
     lock.lock()
     while true {
       if pendingStart < pending.count {

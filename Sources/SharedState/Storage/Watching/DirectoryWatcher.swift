@@ -11,10 +11,11 @@ import SystemPackage
 ///   register and the reading thread, and the one lock that guards them.
 /// - ``InotifyReader``: reads inotify's events, the one caller of libinotifytools (its state is
 ///   process-global and unlocked): it applies a ``WatchPlan``, waits for events and routes them
-///   here. ``DeliveryThreads`` runs it on a thread of its own, the reading thread.
+///   here. ``DeliveryThreads`` runs it on one thread at a time, the reading thread.
 /// - ``InotifyTools``: typed calls into libinotifytools.
-/// - ``FileWatchRegistration``: one handle's events, coalesced and delivered serially, by the
-///   threads of ``DeliveryThreads``' pool, never by the reading thread.
+/// - ``FileWatchRegistration``: one handle's events, coalesced and delivered serially: by the
+///   reading thread once it has read them (another thread takes over reading when a delivery
+///   lasts), or by a thread of ``DeliveryThreads``' pool.
 ///
 /// ## Locks
 ///

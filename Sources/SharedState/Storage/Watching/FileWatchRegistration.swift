@@ -2,8 +2,8 @@ import Synchronization
 import SystemPackage
 
 /// One handle's registration with the ``DirectoryWatcher``: it receives the events of one file
-/// and delivers them, one at a time and coalesced, on a thread of ``DeliveryThreads``' pool,
-/// never on the thread that runs the ``InotifyReader``.
+/// and delivers them, one at a time and coalesced, on the thread that read them once it has
+/// done reading (see ``DeliveryThreads``), or on a thread of that type's pool.
 ///
 final class FileWatchRegistration: Sendable {
   /// The watcher it is registered with.

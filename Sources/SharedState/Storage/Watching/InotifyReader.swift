@@ -7,9 +7,9 @@ import SystemPackage
 /// brings the watches in line with a ``WatchPlan`` of the wanted directories, waits for events
 /// and routes each to the ``DirectoryWatcher``'s registrations.
 ///
-/// ``DeliveryThreads`` runs it on a thread of its own (the reading thread), and has the pool's
-/// threads deliver what an event leaves: the library's state is process-global and unlocked,
-/// and the reading thread is its one caller.
+/// ``DeliveryThreads`` runs it on one thread at a time (the reading thread), which delivers what
+/// an event leaves once ``readEvents()`` has returned: the library's state is process-global
+/// and unlocked, and the reading thread is its one caller.
 ///
 /// It never parks: when the library cannot start, it waits for a growing pause (or for a new
 /// registration) and tries again; when a directory cannot be watched, it wakes itself after a

@@ -5,7 +5,7 @@ import SystemPackage
 ///
 /// The library's state is process-global and unlocked: only the ``InotifyReader`` may call
 /// these, which ``DeliveryThreads`` runs on one thread at a time (handing it from thread to
-/// thread under that pool's lock). Each call documents the C function it makes; the system
+/// thread under its lock, between two turns of the reader). Each call documents the C function it makes; the system
 /// calls around them go through `Storage/System`.
 enum InotifyTools {
   /// Starts the library: opens its inotify descriptor, and returns it.
