@@ -4,12 +4,34 @@ import Foundation
 public enum Output {
   /// Prints a line to standard output and flushes it.
   public static func line(_ text: String) {
-    FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    write(text, to: STDOUT_FILENO)
   }
 
   /// Prints a line to standard error.
   public static func error(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
+    write(text, to: STDERR_FILENO)
+  }
+
+  /// Writes `text` and a newline to `descriptor` in one `write` (more only when the system takes
+  /// part of it). Not through `FileHandle`: a watching command prints a line per change, and
+  /// its lock, `Data` and dispatch cost more than the change itself.
+  private static func write(_ text: String, to descriptor: Int32) {
+    var line = text
+    line.append("\n")
+    line.withUTF8 { bytes in
+      var written = 0
+      while written < bytes.count {
+        let result = Glibc.write(descriptor, bytes.baseAddress! + written, bytes.count - written)
+        if result > 0 {
+          written += result
+        } else if result < 0 && errno == EINTR {
+          continue
+        } else {
+          // A closed or full output: nothing more can be told.
+          return
+        }
+      }
+    }
   }
 
   /// Prints `sentence` on standard error as `PROGRAM: SENTENCE.`, adding the full stop when it

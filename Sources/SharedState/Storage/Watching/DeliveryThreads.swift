@@ -20,9 +20,11 @@ import Foundation
 /// and a second thread woken per change.)
 ///
 /// The pool's threads deliver what does not come from the reader (``schedule(_:)``: a
-/// resynchronize, a watch that failed) and the rest of a turn whose delivery was slow. Threads
-/// of the pool beyond the first leave after `idleLifetime` without work; there are never more
-/// than `maximumThreads` of them.
+/// resynchronize, a watch that failed) and the rest of a turn whose delivery was slow; a thread
+/// whose delivery was taken over helps with that queue before it stands by. The pool's threads
+/// leave after `idleLifetime` without work. There are never more than `maximumThreads` threads
+/// in all: once every one is busy with a slow delivery, nobody stands by, and the reading
+/// thread queues what it reads for the first thread that is free, and reads on.
 ///
 /// ## Scheduling
 ///
@@ -55,6 +57,7 @@ final class DeliveryThreads: @unchecked Sendable {
   private let idleThreads = DispatchSemaphore(value: 0)
   private var pending: [FileWatchRegistration] = []
   private var pendingStart = 0
+  /// Every thread of this type's: the reading thread, those standing by, the pool's.
   private var threads = 0
   private var idle = 0
   /// Signals of `idleThreads` that no thread has taken yet.
@@ -92,6 +95,7 @@ final class DeliveryThreads: @unchecked Sendable {
     lock.withLock {
       precondition(self.readEvents == nil, "the watcher's events are read once per process")
       self.readEvents = readEvents
+      threads += takeover == nil ? 1 : 2
       if takeover != nil { standingBy = 1 }
     }
     startThread { [self] in run(readEvents, as: .reading) }
@@ -176,7 +180,10 @@ final class DeliveryThreads: @unchecked Sendable {
         if !ready.isEmpty, !deliverWhileReading(ready, turn: turn) { role = standByOrLeave() }
       case .standingBy:
         guard let takeover, takeover.waitForExpiry() else {
-          lock.withLock { standingBy -= 1 }
+          lock.withLock {
+            standingBy -= 1
+            threads -= 1
+          }
           return
         }
         if let taken = takeOverIfDeliveryLasts() {
@@ -197,7 +204,17 @@ final class DeliveryThreads: @unchecked Sendable {
       queue(ready[...])
       return true
     }
-    lock.withLock { deliveringTurn = turn }
+    // With nobody standing by (every thread busy with slow deliveries, and no more allowed), a
+    // delivery here could stop the reading: the pool's queue takes it, and the reading goes on.
+    let mayDeliver = lock.withLock {
+      guard standingBy > 0 else { return false }
+      deliveringTurn = turn
+      return true
+    }
+    guard mayDeliver else {
+      queue(ready[...])
+      return true
+    }
     takeover.arm(nanoseconds: takeoverDelay)
     var delivered = 0
     var isTakenOver = false
@@ -221,15 +238,24 @@ final class DeliveryThreads: @unchecked Sendable {
     return false
   }
 
-  /// After the standing-by thread took over reading: this thread stands by too, unless two
-  /// threads already do. (Two: the one that took over started one to stand by in its place,
-  /// and the next delivery that lasts will take one of them; a thread that would leave here
-  /// would be started again there.)
+  /// After the standing-by thread took over reading: this thread delivers what waits in the
+  /// pool's queue (when every thread is busy, nobody else may), then stands by too, unless two
+  /// threads already do. (Two: the one that took over started one to stand by in its place, and
+  /// the next delivery that lasts will take one of them; a thread that would leave here would be
+  /// started again there.)
   private func standByOrLeave() -> Role {
-    lock.withLock {
-      guard standingBy < 2 else { return .leaving }
-      standingBy += 1
-      return .standingBy
+    while true {
+      let next = lock.withLock { () -> (FileWatchRegistration?, Role) in
+        if let registration = takePending() { return (registration, .leaving) }
+        guard standingBy < 2 else {
+          threads -= 1
+          return (nil, .leaving)
+        }
+        standingBy += 1
+        return (nil, .standingBy)
+      }
+      guard let registration = next.0 else { return next.1 }
+      registration.deliverPending()
     }
   }
 
@@ -243,8 +269,9 @@ final class DeliveryThreads: @unchecked Sendable {
       readingTurn += 1
       self.deliveringTurn = nil
       standingBy -= 1
-      guard standingBy == 0 else { return (readingTurn, nil) }
+      guard standingBy == 0, threads < maximumThreads else { return (readingTurn, nil) }
       standingBy += 1
+      threads += 1
       return (readingTurn, readEvents)
     }
     guard let taken else { return nil }
@@ -264,18 +291,24 @@ final class DeliveryThreads: @unchecked Sendable {
     for wake in wakes { wake.perform(self) }
   }
 
+  /// The first registration waiting in the queue, taken out of it. Call with `lock` held.
+  private func takePending() -> FileWatchRegistration? {
+    guard pendingStart < pending.count else { return nil }
+    let registration = pending[pendingStart]
+    pendingStart += 1
+    if pendingStart == pending.count {
+      pending.removeAll(keepingCapacity: true)
+      pendingStart = 0
+    }
+    return registration
+  }
+
   /// A thread of the pool: delivers what waits in the queue, then waits for more.
   private func work() {
     prepareThread()
     lock.lock()
     while true {
-      if pendingStart < pending.count {
-        let registration = pending[pendingStart]
-        pendingStart += 1
-        if pendingStart == pending.count {
-          pending.removeAll(keepingCapacity: true)
-          pendingStart = 0
-        }
+      if let registration = takePending() {
         lock.unlock()
         registration.deliverPending()
         lock.lock()
