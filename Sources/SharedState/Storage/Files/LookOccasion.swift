@@ -1,14 +1,14 @@
 /// Why a handle asks whether the file at its name changed: each occasion's policy for the one
 /// look (``FreshnessCheck/look(on:at:limit:)``) is written here, and nowhere else.
 ///
-/// | occasion | maps the page | waits for a writer | reads the lock file | kept C string | lock held |
+/// | occasion | maps the page | waits for a writer | without a page | kept C string | lock held |
 /// |---|---|---|---|---|---|
-/// | ``event`` | no | no | no | yes | no |
-/// | ``delivery`` | yes | yes | when the path keeps no page | yes | no |
-/// | ``catchUp`` | no | no | yes | no | no |
-/// | ``load`` | no | yes | no | no | no |
-/// | ``lockedRead`` | (mapped or not) | no | under the lock | no | shared |
-/// | ``transaction`` | (mapped or not) | no | under the lock | yes | exclusive |
+/// | ``event`` | no | no | no look | yes | no |
+/// | ``delivery`` | yes | yes | the lock file's sequence when the path keeps no page, else an empty name only | yes | no |
+/// | ``catchUp`` | no | no | the lock file's sequence (a file known missing and still missing first) | no | no |
+/// | ``load`` | no | yes | an empty name only | no | no |
+/// | ``lockedRead`` | no | no | the lock file's sequence | no | shared |
+/// | ``transaction`` | no | no | the lock file's sequence | yes | exclusive |
 enum LookOccasion: Sendable {
   /// An event, on the thread that reads events: as cheap as a look can be, and it never blocks
   /// (that thread reads every file's events).
