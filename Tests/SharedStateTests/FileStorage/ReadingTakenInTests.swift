@@ -1,4 +1,7 @@
+import Dependencies
+import DependenciesTestSupport
 import Foundation
+import Synchronization
 import SystemPackage
 import Testing
 
@@ -48,6 +51,59 @@ struct ReadingTakenInTests {
     } else {
       #expect(again.isNothingNew || (try? again.found.get()) == .some(nil))
     }
+  }
+
+  /// A value whose decoding counts itself: the key's decoder is the program's code.
+  struct CountedDecoding: Codable, Sendable, Equatable {
+    static let decodings = Mutex(0)
+    var number: Int
+
+    init(number: Int) { self.number = number }
+
+    init(from decoder: any Decoder) throws {
+      number = try decoder.singleValueContainer().decode(Int.self)
+      Self.decodings.withLock { $0 += 1 }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+      var container = encoder.singleValueContainer()
+      try container.encode(number)
+    }
+  }
+
+  /// Another process's change is read and decoded while the reference's lock is held by someone
+  /// else (a reader of the value, say): the delivery waits for that lock only to take the value
+  /// in, and no user code (the decoder) runs under it (invariant 10).
+  @Test(.dependency(\.defaultFileStorage, .fileSystem))
+  func aChangeIsReadAndDecodedWithoutTheReferencesLock() async throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("value.json")
+    @Shared(.fileStorage(URL(fileURLWithPath: path))) var value = CountedDecoding(number: 0)
+    $value.withLock { $0 = CountedDecoding(number: 1) }
+    let values = AsyncQueue($value.values)
+    #expect(try await values.next() == CountedDecoding(number: 1))
+    let reference = try #require($value.projection as? SharedReference<CountedDecoding>)
+    let writer = Self.handle(FilePath(path))
+
+    let decodedMeanwhile = try Self.holding(reference.lock) {
+      let before = CountedDecoding.decodings.withLock { $0 }
+      try Self.write("2", through: writer)
+      // Bounded: the delivery decodes within milliseconds, unless it waits for this lock.
+      let deadline = Date().addingTimeInterval(10)
+      while CountedDecoding.decodings.withLock({ $0 }) == before, Date() < deadline {
+        usleep(1_000)
+      }
+      return CountedDecoding.decodings.withLock { $0 } > before
+    }
+    #expect(decodedMeanwhile, "the change was decoded while another thread held the reference's lock")
+    #expect(try await values.next() == CountedDecoding(number: 2))
+  }
+
+  /// Runs `body` holding `lock`, on this thread.
+  private static func holding<R>(_ lock: NSRecursiveLock, _ body: () throws -> R) rethrows -> R {
+    lock.lock()
+    defer { lock.unlock() }
+    return try body()
   }
 
   @Test func aReadingWithNothingBetweenIsTakenIn() throws {
