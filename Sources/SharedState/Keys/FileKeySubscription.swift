@@ -81,42 +81,87 @@ final class FileKeySubscription<Value: Sendable>: Sendable {
 
   /// Delivers what the file holds now, if it differs from what the handle last saw.
   func deliverChange() {
-    deliver { try key.file.readIfChanged() }
+    deliver(on: .delivery)
   }
 
   /// As ``deliverChange()``, when no event about the file prompted it (catching up, events
-  /// lost): see ``StoredFile/readIfChangedUnprompted()``.
+  /// lost): see ``StoredFile/reading(on:)``. Most often nothing changed, which one look tells
+  /// without the reference's lock: every key a program opens catches up once (a program may
+  /// open thousands).
   private func deliverUnpromptedChange() {
-    // Most often nothing changed, which one look tells without the reference's lock: every key
-    // a program opens catches up once (a program may open thousands).
-    if key.file.isUnchangedUnprompted() { return }
-    deliver { try key.file.readIfChangedUnprompted() }
+    deliver(on: .catchUp)
   }
 
   /// Delivers what the file holds now, read in full: after a time unwatched (which also clears
   /// the error that said so), and after a write of this process's suite API.
   func deliverRead() {
-    deliver { try key.file.read() }
+    deliver(on: .load)
   }
 
   /// Delivers what the file holds now, read in full, after a write of this process's suite API:
   /// observers hear of it on this thread, before the write returns.
   func deliverOwnWrite() {
-    subscriber.yieldLatestOwnChange { key.decodedRead { try key.file.read() } }
+    deliver(on: .load, isOwnChange: true)
   }
 
-  /// Delivers what `read` finds, under the reference's lock; then, when it found the file gone,
-  /// puts the placeholder back.
-  private func deliver(_ read: () throws -> FileState?) {
+  /// Delivers what the file holds on `occasion` (when it is news), then, when it found the file
+  /// gone, puts the placeholder back.
+  ///
+  /// The file is read and decoded with no lock of the reference's held, and what was read is
+  /// taken in under it (``StoredFile/takeIn(_:)``) only if the handle still knows what it knew
+  /// when the read began: a write of this process (a `withLock`, which holds the reference's
+  /// lock through its transaction) or another delivery that came between has brought the
+  /// handle, and the value with it, further, and the file is looked at again. So a value read
+  /// from the file never overtakes a write the reference makes meanwhile, and what the handle
+  /// knows is always what the reference holds.
+  private func deliver(on occasion: LookOccasion, isOwnChange: Bool = false) {
+    let file = key.file
     var gone: FileState?
-    subscriber.yieldLatest {
+    for _ in 0..<Self.readsOutsideTheLock {
+      let reading = file.reading(on: occasion)
+      if reading.isNothingNew { return }
+      if case .success(nil) = reading.found {
+        // Nothing to deliver, only more to know (a write that left the same bytes): the value
+        // the reference holds is still the file's.
+        _ = file.takeIn(reading)
+        return
+      }
+      // Decoded before the lock is taken: the key's decoder is the program's code.
+      let decoded = key.decodedRead { try reading.found.get() }
+      var isTaken = false
+      yield(isOwnChange: isOwnChange) {
+        guard file.takeIn(reading) else { return nil }
+        isTaken = true
+        return decoded
+      }
+      guard isTaken else { continue }
+      if keepsPlaceholder, case let .success(state?) = reading.found, FilePlaceholder.isReplaced(state) { gone = state }
+      if let gone { restorePlaceholder(replacing: gone) }
+      return
+    }
+    // Overtaken each time (this process writes the key without pause): read under the lock, which
+    // nothing overtakes.
+    yield(isOwnChange: isOwnChange) {
       key.decodedRead {
-        let state = try read()
+        let state = try file.readIfChanged(on: occasion)
         if keepsPlaceholder, let state, FilePlaceholder.isReplaced(state) { gone = state }
         return state
       }
     }
     if let gone { restorePlaceholder(replacing: gone) }
+  }
+
+  /// How many times a delivery reads outside the reference's lock before it reads under it.
+  private static var readsOutsideTheLock: Int { 4 }
+
+  /// Hands what `compute` returns (under the reference's lock) to the subscriber: as a change
+  /// from elsewhere, or as this process's own.
+  private func yield(isOwnChange: Bool, _ compute: () -> Result<Value?, any Error>?) {
+    if isOwnChange {
+      subscriber.yieldLatestOwnChange(compute)
+    } else {
+      subscriber.yieldLatest(compute)
+    }
   }
 
   /// Puts the empty placeholder back where the file was found missing (or holding

@@ -24,8 +24,11 @@ struct ReplacementCheckTests {
       target, filePermissions: permissions, directoryPermissions: [.ownerReadWriteExecute]
     )
     defer { resources.release() }
+    // The page mapped, as a delivery maps it: an event's look (which waits for no writer) then
+    // uses it.
+    _ = resources.lock.page(mapping: true)
     func freshness(of known: FileKnowledge, waiting: Bool) -> Freshness? {
-      resources.lookWithoutLock(at: { known }, mapping: true, waiting: waiting, limit: 1 << 20)?.freshness
+      resources.freshness.look(on: waiting ? .delivery : .event, at: { known }, limit: 1 << 20).freshness
     }
     let own = FileKnowledge(
       sequence: ending, identity: try target.entryStatus().identity, state: .contents(Data("1\n".utf8))
@@ -54,27 +57,27 @@ struct ReplacementCheckTests {
 
     // Missing, and still missing.
     #expect(try watcher.read() == .missing)
-    #expect(watcher.isUnchangedUnprompted())
+    #expect(watcher.reading(on: .catchUp).isNothingNew)
 
     // Created by another handle (the protocol's own write).
     let first = writer.beginTransaction()
     try first.commit(.contents(Data("1\n".utf8)))
     first.end()
-    #expect(!watcher.isUnchangedUnprompted())
-    #expect(try watcher.readIfChangedUnprompted() == .contents(Data("1\n".utf8)))
-    #expect(watcher.isUnchangedUnprompted())
+    #expect(!watcher.reading(on: .catchUp).isNothingNew)
+    #expect(try watcher.readIfChanged(on: .catchUp) == .contents(Data("1\n".utf8)))
+    #expect(watcher.reading(on: .catchUp).isNothingNew)
 
     // Replaced by a program that takes no lock.
     try Self.replace(target, with: "2\n", in: directory)
-    #expect(!watcher.isUnchangedUnprompted())
-    #expect(try watcher.readIfChangedUnprompted() == .contents(Data("2\n".utf8)))
-    #expect(watcher.isUnchangedUnprompted())
+    #expect(!watcher.reading(on: .catchUp).isNothingNew)
+    #expect(try watcher.readIfChanged(on: .catchUp) == .contents(Data("2\n".utf8)))
+    #expect(watcher.reading(on: .catchUp).isNothingNew)
 
     // Removed.
     #expect(unlink(target.string) == 0)
-    #expect(!watcher.isUnchangedUnprompted())
-    #expect(try watcher.readIfChangedUnprompted() == .missing)
-    #expect(watcher.isUnchangedUnprompted())
+    #expect(!watcher.reading(on: .catchUp).isNothingNew)
+    #expect(try watcher.readIfChanged(on: .catchUp) == .missing)
+    #expect(watcher.reading(on: .catchUp).isNothingNew)
   }
 
   /// A write that begins while a look is under way (after the look read the sequence, before it
@@ -94,8 +97,10 @@ struct ReplacementCheckTests {
     defer { resources.release() }
     // The look asks for the handle's knowledge between reading the sequence and looking up the
     // target: another writer begins there, and its exchange puts another file in place.
+    _ = resources.lock.page(mapping: true)
     var ending: UInt64?
-    let look = resources.lookWithoutLock(
+    let look = resources.freshness.look(
+      on: .event,
       at: {
         if ending == nil {
           ending = page.beginWrite()
@@ -103,15 +108,15 @@ struct ReplacementCheckTests {
         }
         return known
       },
-      mapping: true, waiting: false, limit: 1 << 20
+      limit: 1 << 20
     )
     let end = try #require(ending)
-    #expect(look?.freshness == .busy)
-    #expect(look?.sequence == end - 1, "the sequence of the write under way, for the re-check")
+    #expect(look.freshness == .busy)
+    #expect(look.sequence == end - 1, "the sequence of the write under way, for the re-check")
 
     // That write over (here abandoned, its page not finished), the change is there to read.
     page.abandonWrite(sequence: end)
-    #expect(resources.lookWithoutLock(at: { known }, mapping: true, waiting: false, limit: 1 << 20)?.freshness == .changed(nil))
+    #expect(resources.freshness.look(on: .event, at: { known }, limit: 1 << 20).freshness == .changed(nil))
   }
 
   /// A replacement heard of while another process's write is under way waits for that write's

@@ -19,18 +19,11 @@ extension DiskFile {
     }
   }
 
-  /// Whether a replacement event is worth delivering, from one look without waiting. A key whose
-  /// page is not mapped yet is admitted unlooked: mapping it is the delivering thread's work.
+  /// Whether a replacement event is worth delivering, from the one look on the occasion of an
+  /// event (no waiting, no mapping). A key whose page is not mapped yet is admitted unlooked
+  /// (``Freshness/unlooked``): mapping it is the delivering thread's work.
   private func admit() -> Bool {
-    guard
-      let look = resources.lookWithoutLock(
-        at: { known }, mapping: false, waiting: false, limit: maximumReadSize, forEvent: true
-      )
-    else {
-      state.withLock { $0.admitted = nil }
-      return true
-    }
-    return keep(look.freshness) != .unchanged
+    keep(look(on: .event).freshness) != .unchanged
   }
 
   /// Keeps what a look found for the delivery and the read, and returns it.
@@ -52,7 +45,7 @@ extension DiskFile {
     switch look.freshness {
     case .unchanged:
       break
-    case .changed:
+    case .changed, .unlooked:
       onEvent(.replaced)
     case .busy:
       let isScheduled = state.withLock { state in
@@ -86,14 +79,10 @@ extension DiskFile {
     }
   }
 
-  /// One look from the delivering thread, which may map the page and wait a moment for a writer;
-  /// without a page, a change to read, at sequence 0.
+  /// The one look on the occasion of a delivery, which may map the page and wait a moment for a
+  /// writer; kept for the read that follows.
   private func lookNow() -> (freshness: Freshness, sequence: UInt64) {
-    guard
-      let look = resources.lookWithoutLock(
-        at: { known }, mapping: true, waiting: true, limit: maximumReadSize, forEvent: true
-      )
-    else { return (.changed(nil), 0) }
+    let look = self.look(on: .delivery)
     return (keep(look.freshness), look.sequence)
   }
 }

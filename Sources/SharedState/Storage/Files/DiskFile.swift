@@ -20,8 +20,8 @@ final class DiskFile: StoredFile, Sendable {
 
   struct State {
     var knowledge = FileKnowledge()
-    /// What the look made when the last event was admitted found, for the delivery and the
-    /// read it prompts (one look per event); `nil` when the event was admitted unlooked.
+    /// What the look made when the last event was admitted (or delivered) found, for the
+    /// delivery and the read it prompts (one look per event); `nil` once the read took it.
     var admitted: Freshness?
     /// Whether a re-check of a change seen while a write was under way is scheduled.
     var isRecheckScheduled = false
@@ -59,77 +59,72 @@ final class DiskFile: StoredFile, Sendable {
     state.withLock { $0.knowledge = fresh }
   }
 
+  /// The one look, on `occasion`, at what this handle knows.
+  func look(on occasion: LookOccasion) -> FreshnessCheck.Look {
+    resources.freshness.look(on: occasion, at: { known }, limit: maximumReadSize)
+  }
+
   func read() throws -> FileState {
-    // At load: the page is used when this process has it already, never mapped for a read alone
-    // (a program may open thousands of keys).
-    try readAndRemember(mapping: false).state ?? .missing
+    let reading = reading(on: .load)
+    if let fresh = reading.fresh { remember(fresh) }
+    return try reading.found.get() ?? .missing
   }
 
-  func readIfChanged() throws -> FileState? {
-    let previous = known.state
-    if let looked = takeLookedChange() { return looked.state == previous ? nil : looked.state }
-    return try readAgain(since: previous, mapping: true)
-  }
-
-  func readIfChangedUnprompted() throws -> FileState? {
-    let previous = known.state
-    switch lookUnprompted(since: previous) {
-    case .unchanged:
-      return nil
-    case let .changed(described?):
-      remember(described)
-      return described.state == previous ? nil : described.state
-    case .changed(nil), .busy:
-      return try readAgain(since: previous, mapping: false)
+  func reading(on occasion: LookOccasion) -> FileReading {
+    var since = known
+    let look: Freshness
+    switch occasion {
+    case .delivery:
+      // What the event's look found, when it found a change: the read looks no further.
+      let admitted = takeAdmitted()
+      since = admitted.since
+      switch admitted.freshness {
+      case let .changed(described?)? where described.sequence > since.sequence:
+        look = .changed(described)
+      case .changed(nil)?:
+        look = .changed(nil)
+      default:
+        // A later write of this handle's own, an event that was not looked at (a write in
+        // place, say): the file as it is now, whatever the handle knows.
+        look = resources.freshness.look(on: .delivery, at: { FileKnowledge() }, limit: maximumReadSize).freshness
+      }
+    case .catchUp:
+      look = resources.freshness.look(on: .catchUp, at: { since = known; return since }, limit: maximumReadSize).freshness
+    case .load:
+      look = resources.freshness.look(on: .load, at: { FileKnowledge() }, limit: maximumReadSize).freshness
+    case .event, .lockedRead, .transaction:
+      preconditionFailure("a read is made on a delivery, a catch-up or a load")
     }
-  }
-
-  func isUnchangedUnprompted() -> Bool {
-    lookUnprompted(since: known.state) == .unchanged
-  }
-
-  /// The look of ``readIfChangedUnprompted()``: as cheap as it can be, and it maps nothing.
-  private func lookUnprompted(since previous: FileState?) -> Freshness {
-    // Missing then and now (one `fstatat`): a file appears whole (renamed into place), so there
-    // is nothing to read.
-    if previous == .missing, case .success(nil) = resources.freshness.lookUpTarget() { return .unchanged }
-    // Otherwise one look, the sequence read from the lock file when this process has no page:
-    // three or four calls rather than a locked read's eleven, and no page mapped per key.
-    let look = resources.lookWithoutLock(
-      at: { known }, mapping: false, readingLockFile: true, waiting: false, limit: maximumReadSize
-    )
-    return look?.freshness ?? .changed(nil)
-  }
-
-  /// Reads the file, from the page when it provably describes the target (mapping it first
-  /// when `mapping`), otherwise under the shared lock; and remembers what it read.
-  private func readAndRemember(mapping: Bool) throws -> FileKnowledge {
-    let look = resources.lookWithoutLock(at: { FileKnowledge() }, mapping: mapping, waiting: true, limit: maximumReadSize)
     let fresh: FileKnowledge
-    if case let .changed(described?) = look?.freshness {
+    switch look {
+    case .unchanged:
+      return FileReading(since: since, fresh: nil, found: .success(nil))
+    case let .changed(described?):
       fresh = described
-    } else {
-      fresh = try resources.readLocked(limit: maximumReadSize)
+    case .changed(nil), .busy, .unlooked:
+      do {
+        fresh = try resources.readLocked(limit: maximumReadSize)
+      } catch {
+        return FileReading(since: since, fresh: nil, found: .failure(error))
+      }
     }
-    remember(fresh)
-    return fresh
+    let isNew = occasion == .load || fresh.state != since.state
+    return FileReading(since: since, fresh: fresh, found: .success(isNew ? fresh.state : nil))
   }
 
-  /// What the file holds now, when it differs from `previous`.
-  private func readAgain(since previous: FileState?, mapping: Bool) throws -> FileState? {
-    let fresh = try readAndRemember(mapping: mapping)
-    return fresh.state == previous ? nil : fresh.state
+  func takeIn(_ reading: FileReading) -> Bool {
+    state.withLock { state in
+      guard state.knowledge == reading.since else { return false }
+      if let fresh = reading.fresh { state.knowledge = fresh }
+      return true
+    }
   }
 
-  /// Takes what the page said when the last event was admitted, and makes it the handle's
-  /// knowledge, when it is newer than what the handle knows (a later write of its own, say,
-  /// makes it stale: then `nil`).
-  private func takeLookedChange() -> FileKnowledge? {
+  /// Takes what the look made for the last event found, with what the handle knows now.
+  private func takeAdmitted() -> (freshness: Freshness?, since: FileKnowledge) {
     state.withLock { state in
       defer { state.admitted = nil }
-      guard case let .changed(looked?) = state.admitted, looked.sequence > state.knowledge.sequence else { return nil }
-      state.knowledge = looked
-      return looked
+      return (state.admitted, state.knowledge)
     }
   }
 

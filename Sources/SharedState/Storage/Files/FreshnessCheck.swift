@@ -5,56 +5,85 @@ enum Freshness: Equatable {
   /// Nothing was written since, and the target name still holds what the handle knows.
   case unchanged
   /// Something changed. `knowledge` is what is at the target now when the page provably says so
-  /// (its contents included, within the reader's limit); `nil` when the file must be read.
+  /// (its contents included, within the reader's limit), or when no file is there; `nil` when
+  /// the file must be read.
   /// Indirect: every handle keeps its last look, and most handles of a program that opens
   /// thousands of keys never see a change.
   indirect case changed(FileKnowledge?)
   /// A cooperating write is under way, or began during the look: its own event follows, unless
   /// its writer dies.
   case busy
+  /// No look was made: this process has no page, and the occasion may neither map it nor read
+  /// the lock file (see ``LookOccasion``).
+  case unlooked
 }
 
-/// The one judgement of a handle's knowledge against the path: used when an event is admitted,
-/// when it is delivered, when a handle catches up without an event, when it reads, and when a
-/// transaction begins. Each look costs one `fstatat` of the target name and a read of the page.
+/// The one judgement of a handle's knowledge against the path, for every occasion that asks it
+/// (``LookOccasion``: an event, its delivery, a catch-up, a load, a locked read, a transaction).
+/// Each look costs at most one `fstatat` of the target name and a read of the page (or of the
+/// lock file's sequence).
 ///
 /// The sequence covers cooperating writers, whose exchanges bring inodes back; the identity at
 /// the target name covers programs that take no part (see ``FileIdentity``).
 struct FreshnessCheck {
   let paths: CompanionPaths
+  let lock: PathLock
+  /// Whether the path keeps its page between transactions (see ``PathResources/keepsDescriptors``).
+  let pathKeepsPage: Bool
 
   /// What a look found.
   struct Look {
     let freshness: Freshness
     /// The entry at the target name (`nil`: none), or why it could not be looked up; `nil` when
-    /// the look stopped at the page (someone else's write under way).
+    /// the look did not get that far (someone else's write under way, or no look made).
     let target: Result<EntryStatus?, Errno>?
     /// The sequence the look judged by.
     let sequence: UInt64
   }
 
-  /// Looks at the path once.
+  /// Looks at the path once, as `occasion` allows.
   ///
   /// - Parameters:
+  ///   - occasion: Why the handle asks: it decides whether the page is mapped, the lock file
+  ///     read, a writer waited for (see ``LookOccasion``).
   ///   - knowledge: What the handle knows, asked after the sequence is read (so that a write of
-  ///     this process that just finished counts as known) and again after waiting.
-  ///   - sequence: The sequence now (from the page or the lock file).
-  ///   - page: The page, when this process has it mapped.
-  ///   - waiting: Whether a write under way gets a moment (about 0.1 ms) to finish.
+  ///     this process that just finished counts as known) and again after waiting. A read of
+  ///     what is there now, whatever the handle knows, passes an empty ``FileKnowledge``.
   ///   - limit: The most bytes of contents to take from the page.
-  ///   - isLocked: Whether the caller holds the exclusive lock: an odd sequence is then a writer
-  ///     that died mid-write, and the look reports a change rather than `.busy`.
-  ///   - throughKeptString: Whether the target is named through its C string kept for the
-  ///     path: see ``lookUpTarget(throughKeptString:)``.
-  func look(
-    at knowledge: () -> FileKnowledge,
-    sequence: UInt64,
-    page: CoordinationPage?,
-    waiting: Bool,
-    limit: Int,
-    isLocked: Bool = false,
-    throughKeptString: Bool = false
+  func look(on occasion: LookOccasion, at knowledge: () -> FileKnowledge, limit: Int) -> Look {
+    if occasion.settlesMissingFirst, case let known = knowledge(), known.state == .missing,
+      case .success(nil) = lookUpTarget(on: occasion)
+    {
+      return Look(freshness: .unchanged, target: .success(nil), sequence: known.sequence)
+    }
+    let page: CoordinationPage?
+    let sequence: UInt64
+    if occasion.holdsLock {
+      page = lock.page(mapping: false)
+      sequence = lock.lockedSequence()
+    } else {
+      // A path without a place in the descriptor budget keeps no page between transactions (an
+      // idle key holds no memory): it reads the sequence from the lock file instead of mapping.
+      page = lock.page(mapping: occasion.mapsPage && pathKeepsPage)
+      if let page {
+        sequence = page.sequence
+      } else if occasion.readsLockFile(pathKeepsPage: pathKeepsPage), let stored = try? lock.unlockedSequence() {
+        sequence = stored
+      } else if occasion.looksForEmptyName {
+        return lookForEmptyName(knowledge, on: occasion)
+      } else {
+        return Look(freshness: .unlooked, target: nil, sequence: 0)
+      }
+    }
+    return judge(knowledge, sequence: sequence, page: page, on: occasion, limit: limit)
+  }
+
+  /// The verdict, once the sequence is read.
+  private func judge(
+    _ knowledge: () -> FileKnowledge, sequence: UInt64, page: CoordinationPage?, on occasion: LookOccasion, limit: Int
   ) -> Look {
+    let isLocked = occasion.holdsLock
+    let waiting = occasion.waitsForWriter
     let sequence = isLocked ? sequence : settledSequence(sequence, page: page, knowledge: knowledge, waiting: waiting)
     let known = knowledge()
     let isOwnWriteUnderWay = sequence & 1 == 1 && known.sequence == sequence &+ 1
@@ -62,7 +91,7 @@ struct FreshnessCheck {
       // Someone else's write: its event follows. No need to look at the target.
       return Look(freshness: .busy, target: nil, sequence: sequence)
     }
-    let target = lookUpTarget(throughKeptString: throughKeptString)
+    let target = lookUpTarget(on: occasion)
     guard case let .success(status) = target else { return Look(freshness: .changed(nil), target: target, sequence: sequence) }
     let identity = status?.identity
     let freshness: Freshness
@@ -79,10 +108,26 @@ struct FreshnessCheck {
       // which its own event announces (and a write of this process's own, not yet known): as
       // for any write under way, nothing is read now.
       return Look(freshness: .busy, target: target, sequence: now)
+    } else if status == nil, sequence & 1 == 0 {
+      // No file at the name, and no write under way: nothing to read. No writer of the protocol
+      // leaves the name empty for a moment (it exchanges, renames a new file in, or removes the
+      // old), so a name found empty was empty at that instant.
+      freshness = .changed(FileKnowledge(sequence: sequence, identity: nil, state: .missing))
     } else {
       freshness = .changed(described(at: sequence, identity: identity, page: page, limit: limit))
     }
     return Look(freshness: freshness, target: target, sequence: sequence)
+  }
+
+  /// Without a sequence, one `fstatat` still settles a name found empty: no writer of the
+  /// protocol leaves it empty for a moment, so it was empty at that instant (most keys a program
+  /// opens have never been written, and this spares each the lock file's open and lock).
+  private func lookForEmptyName(_ knowledge: () -> FileKnowledge, on occasion: LookOccasion) -> Look {
+    let target = lookUpTarget(on: occasion)
+    guard case .success(nil) = target else { return Look(freshness: .unlooked, target: target, sequence: 0) }
+    let known = knowledge()
+    let freshness: Freshness = known.state == .missing ? .unchanged : .changed(FileKnowledge(state: .missing))
+    return Look(freshness: freshness, target: target, sequence: known.sequence)
   }
 
   /// The sequence once a write under way (not the handle's own) has had its moment to finish.
@@ -112,16 +157,13 @@ struct FreshnessCheck {
     return FileKnowledge(sequence: sequence, identity: identity, state: state)
   }
 
-  /// The entry at the target name (`nil`: none), or the error looking it up. One `fstatat`.
-  ///
-  /// - Parameter throughKeptString: Whether to name the target through its C string, made once
-  ///   and kept (see ``CompanionPaths/targetForCalls``): for transactions and for the looks an
-  ///   event prompts, which a path that is written or watched makes again and again. A load
-  ///   makes none: a program may open thousands of keys it never writes and never hears of.
-  func lookUpTarget(throughKeptString: Bool = false) -> Result<EntryStatus?, Errno> {
+  /// The entry at the target name (`nil`: none), or the error looking it up. One `fstatat`,
+  /// naming the target through its kept C string when the occasion does (see
+  /// ``LookOccasion/usesKeptString``).
+  private func lookUpTarget(on occasion: LookOccasion) -> Result<EntryStatus?, Errno> {
     do {
       return .success(
-        try throughKeptString ? paths.targetForCalls.entryStatusIfPresent() : paths.target.entryStatusIfPresent()
+        try occasion.usesKeptString ? paths.targetForCalls.entryStatusIfPresent() : paths.target.entryStatusIfPresent()
       )
     } catch {
       return .failure(error)

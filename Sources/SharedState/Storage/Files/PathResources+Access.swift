@@ -15,55 +15,16 @@ extension PathResources {
     let target: Result<EntryStatus?, any Error>
   }
 
-  /// Looks at the path without any lock (see ``FreshnessCheck``); `known` is asked after the
-  /// sequence is read.
-  ///
-  /// - Parameters:
-  ///   - mapping: Whether to map the page if this process has not yet (only a path that keeps
-  ///     its descriptors keeps a page; another reads the sequence from the lock file). Without
-  ///     a page the sequence is read from the lock file when `readingLockFile`, and otherwise
-  ///     nothing is looked at: the result is `nil`.
-  ///   - forEvent: Whether an event prompted the look: the target is then named through its
-  ///     kept C string (see ``FreshnessCheck/lookUpTarget(throughKeptString:)``).
-  func lookWithoutLock(
-    at known: () -> FileKnowledge,
-    mapping: Bool,
-    readingLockFile: Bool = false,
-    waiting: Bool,
-    limit: Int,
-    forEvent: Bool = false
-  ) -> FreshnessCheck.Look? {
-    // A path without a place in the descriptor budget keeps no page between transactions (an
-    // idle key holds no memory): it reads the sequence from the lock file instead of mapping.
-    let page = lock.page(mapping: mapping && keepsDescriptors)
-    let sequence: UInt64
-    if let page {
-      sequence = page.sequence
-    } else if readingLockFile || (mapping && !keepsDescriptors), let stored = try? lock.unlockedSequence() {
-      sequence = stored
-    } else {
-      return nil
-    }
-    return freshness.look(
-      at: known, sequence: sequence, page: page, waiting: waiting, limit: limit, throughKeptString: forEvent
-    )
-  }
-
-  /// Reads the target under the shared lock, so that no cooperating writer is rewriting it; a
-  /// target that is not there is known to be missing without the lock.
+  /// Reads the target under the shared lock, so that no cooperating writer is rewriting it. Call
+  /// it when a look (``FreshnessCheck/look(on:at:limit:)``) found a change it could not describe:
+  /// a name the look found empty needs no lock, and the look says so itself.
   ///
   /// - Throws: ``FileTooLarge`` when the target is longer than `limit` bytes (nothing is read),
   ///   a ``RefusedEntry``, or the system's error.
   func readLocked(limit: Int) throws -> FileKnowledge {
-    // No file needs no lock to say so: no writer of the protocol leaves the name empty for a
-    // moment (it exchanges, renames a new file in, or removes the old), so a name found empty
-    // was empty at that instant. Most keys a program opens have never been written, and this
-    // spares each of them the lock file's open (one system call and the locking around it); a
-    // target that is there costs this one look more than the locked read's ten or so calls.
-    if case .success(nil) = freshness.lookUpTarget() { return FileKnowledge(state: .missing) }
-    return try lock.withSharedLock(keepingOpen: keepsDescriptors) {
+    try lock.withSharedLock(keepingOpen: keepsDescriptors) {
       defer { closeDescriptorsUnlessKept() }
-      let refresh = refreshHoldingLock(FileKnowledge(), limit: limit, inTransaction: false)
+      let refresh = refreshHoldingLock(FileKnowledge(), limit: limit, on: .lockedRead)
       if case let .failure(error)? = refresh.change { throw error }
       return (refresh.knowledge, refresh.knowledge.state == .missing)
     }
@@ -74,7 +35,7 @@ extension PathResources {
   /// - Throws: Why the lock could not be taken; nothing is held then.
   func beginTransaction(_ known: FileKnowledge, limit: Int) throws -> Refresh {
     try lock.lockExclusively()
-    return refreshHoldingLock(known, limit: limit, inTransaction: true)
+    return refreshHoldingLock(known, limit: limit, on: .transaction)
   }
 
   /// Releases the exclusive lock; a path without a place in the descriptor budget lets its page
@@ -85,15 +46,14 @@ extension PathResources {
     lock.unlock(keepingOpen: keepsDescriptors)
   }
 
-  /// Brings `known` up to date. Call holding a lock: the exclusive one when `inTransaction`.
-  private func refreshHoldingLock(_ known: FileKnowledge, limit: Int, inTransaction: Bool) -> Refresh {
-    let look = freshness.look(
-      at: { known }, sequence: lock.lockedSequence(), page: lock.page(mapping: false),
-      waiting: false, limit: limit, isLocked: true, throughKeptString: inTransaction
-    )
+  /// Brings `known` up to date. Call holding a lock: the shared one `on` ``LookOccasion/lockedRead``,
+  /// the exclusive one `on` ``LookOccasion/transaction``.
+  private func refreshHoldingLock(_ known: FileKnowledge, limit: Int, on occasion: LookOccasion) -> Refresh {
+    let look = freshness.look(on: occasion, at: { known }, limit: limit)
     let status: EntryStatus?
     do {
-      // Not `look.target?.get() ?? …`: a look that found no file would be made twice.
+      // Under the lock the look always goes as far as the target name. (Not
+      // `look.target?.get() ?? …`: a look that found no file would be made twice.)
       if let target = look.target {
         status = try target.get()
       } else {
@@ -109,7 +69,7 @@ extension PathResources {
       return Refresh(knowledge: known, change: nil, target: .success(status))
     case let .changed(described?):
       fresh = described
-    case .changed(nil), .busy:
+    case .changed(nil), .busy, .unlooked:
       do {
         let state = try replacement.readTarget(status, limit: limit)
         fresh = FileKnowledge(sequence: look.sequence, identity: status?.identity, state: state)

@@ -10,8 +10,8 @@ import SystemPackage
 final class PathResources: @unchecked Sendable {
   let paths: CompanionPaths
   let lock: PathLock
-  /// Made on demand: it holds nothing but the paths.
-  var freshness: FreshnessCheck { FreshnessCheck(paths: paths) }
+  /// Made on demand: it holds nothing but what the resources hold.
+  var freshness: FreshnessCheck { FreshnessCheck(paths: paths, lock: lock, pathKeepsPage: keepsDescriptors) }
   /// Used only holding `lock`.
   let replacement: FileReplacement
   /// Whether descriptors and the mapped page stay open between transactions (see

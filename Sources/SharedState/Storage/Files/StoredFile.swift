@@ -12,19 +12,21 @@ protocol StoredFile: AnyObject, Sendable {
   /// Reads the file and remembers what it read.
   func read() throws -> FileState
 
-  /// Reads the file, and returns what it holds when that differs from what this handle last read
-  /// or wrote (`nil` otherwise).
-  func readIfChanged() throws -> FileState?
-
-  /// As ``readIfChanged()``, for a read that no event prompted: catching up right after watching
-  /// began (with a change made between the first read and the watch), or after events were lost.
-  /// As cheap as it can be, and it maps nothing: it may run for every open file at once, and a
+  /// Reads the file as `occasion` allows (``LookOccasion/delivery``, ``LookOccasion/catchUp`` or
+  /// ``LookOccasion/load``), without making what it found this handle's knowledge: the caller
+  /// takes it in with ``takeIn(_:)``, under its own lock, together with the value it gives.
+  /// Nothing found, on a delivery or a catch-up, is told by one look, without reading and
+  /// without any lock.
+  ///
+  /// A catch-up (no event prompted it: right after watching began, or after events were lost) is
+  /// as cheap as it can be, and it maps nothing: it may run for every open file at once, and a
   /// program may open thousands.
-  func readIfChangedUnprompted() throws -> FileState?
+  func reading(on occasion: LookOccasion) -> FileReading
 
-  /// Whether ``readIfChangedUnprompted()`` would certainly find nothing new, told without
-  /// reading and without any lock; `false` when that cannot be told so.
-  func isUnchangedUnprompted() -> Bool
+  /// Makes what `reading` found this handle's knowledge, if the handle still knows what it knew
+  /// when the read began; otherwise (a write or another read of this handle came between)
+  /// leaves it, and returns `false`: the caller reads again.
+  func takeIn(_ reading: FileReading) -> Bool
 
   /// Begins a transaction: no other thread or process that uses this library writes the file
   /// until it ends, and the transaction says what changed since this handle last read or wrote.
@@ -56,12 +58,18 @@ protocol StoredFile: AnyObject, Sendable {
 }
 
 extension StoredFile {
-  func readIfChangedUnprompted() throws -> FileState? {
-    try readIfChanged()
-  }
-
-  func isUnchangedUnprompted() -> Bool {
-    false
+  /// Reads the file, and returns what it holds when that differs from what this handle last read
+  /// or wrote (`nil` otherwise), taking it in at once: for a caller that has no lock of its own
+  /// to take it in under.
+  func readIfChanged(on occasion: LookOccasion = .delivery) throws -> FileState? {
+    // Another read or write of this handle may come between: read again, a few times at most
+    // (what is returned then is still what the file held; the handle learns it next time).
+    var reading = self.reading(on: occasion)
+    for _ in 0..<8 {
+      if reading.isNothingNew || takeIn(reading) { break }
+      reading = self.reading(on: occasion)
+    }
+    return try reading.found.get()
   }
 
   /// Creates the file with `contents` if, and only if, no file is at its path: see

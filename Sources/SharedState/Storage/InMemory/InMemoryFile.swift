@@ -17,18 +17,37 @@ final class InMemoryFile: StoredFile, Sendable {
   }
 
   func read() throws -> FileState {
-    let state = fileSystem.read(atPath: path)
-    if case let .contents(data) = state, data.count > maximumReadSize {
-      throw FileTooLarge(size: Int64(data.count), limit: maximumReadSize)
-    }
+    let state = try readWithoutRemembering()
     remember(state)
     return state
   }
 
-  func readIfChanged() throws -> FileState? {
-    let previous = lastState.withLock { $0 }
-    let state = try read()
-    return state == previous ? nil : state
+  private func readWithoutRemembering() throws -> FileState {
+    let state = fileSystem.read(atPath: path)
+    if case let .contents(data) = state, data.count > maximumReadSize {
+      throw FileTooLarge(size: Int64(data.count), limit: maximumReadSize)
+    }
+    return state
+  }
+
+  /// The in-memory file has no look: every occasion reads it (it costs nothing).
+  func reading(on occasion: LookOccasion) -> FileReading {
+    let since = FileKnowledge(state: lastState.withLock { $0 })
+    do {
+      let state = try readWithoutRemembering()
+      let isNew = occasion == .load || state != since.state
+      return FileReading(since: since, fresh: FileKnowledge(state: state), found: .success(isNew ? state : nil))
+    } catch {
+      return FileReading(since: since, fresh: nil, found: .failure(error))
+    }
+  }
+
+  func takeIn(_ reading: FileReading) -> Bool {
+    lastState.withLock { lastState in
+      guard FileKnowledge(state: lastState) == reading.since else { return false }
+      if let fresh = reading.fresh { lastState = fresh.state }
+      return true
+    }
   }
 
   fileprivate func remember(_ state: FileState) {

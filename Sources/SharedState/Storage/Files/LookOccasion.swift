@@ -1,0 +1,76 @@
+/// Why a handle asks whether the file at its name changed: each occasion's policy for the one
+/// look (``FreshnessCheck/look(on:at:limit:)``) is written here, and nowhere else.
+///
+/// | occasion | maps the page | waits for a writer | without a page | kept C string | lock held |
+/// |---|---|---|---|---|---|
+/// | ``event`` | no | no | no look | yes | no |
+/// | ``delivery`` | yes | yes | the lock file's sequence when the path keeps no page, else an empty name only | yes | no |
+/// | ``catchUp`` | no | no | the lock file's sequence (a file known missing and still missing first) | no | no |
+/// | ``load`` | no | yes | an empty name only | no | no |
+/// | ``lockedRead`` | no | no | the lock file's sequence | no | shared |
+/// | ``transaction`` | no | no | the lock file's sequence | yes | exclusive |
+enum LookOccasion: Sendable {
+  /// An event, on the thread that reads events: as cheap as a look can be, and it never blocks
+  /// (that thread reads every file's events).
+  case event
+  /// The delivery of an event, and the read it prompts, on a delivering thread.
+  case delivery
+  /// A read that no event prompted: catching up right after watching began, or after events
+  /// were lost. It may run for every open file at once (a program may open thousands), so it
+  /// maps nothing.
+  case catchUp
+  /// A read of what the file holds now, whatever the handle knows: the first read, a read after
+  /// a time unwatched.
+  case load
+  /// A read under the shared lock (no cooperating writer is rewriting the target).
+  case lockedRead
+  /// A transaction's refresh, under the exclusive lock.
+  case transaction
+
+  /// Whether the look maps the page when this process has not yet (and the path keeps
+  /// descriptors: a path that does not keeps no page between transactions). Only a thread that
+  /// delivers pays for it; the reading thread, a catch-up and a load use a page already mapped.
+  var mapsPage: Bool { self == .delivery }
+
+  /// Whether a look without a page reads the sequence from the lock file (an `open`, a `pread`,
+  /// a `close`) rather than give up (``Freshness/unlooked``).
+  ///
+  /// - Parameter pathKeepsPage: Whether the path keeps its page between transactions.
+  func readsLockFile(pathKeepsPage: Bool) -> Bool {
+    switch self {
+    case .catchUp: true
+    case .delivery: !pathKeepsPage
+    case .event, .load, .lockedRead, .transaction: false
+    }
+  }
+
+  /// Whether a look that can read no sequence (no page, and no lock file read) still looks up
+  /// the target name, to settle a name found empty without any lock: for the reads (a load, a
+  /// delivery's), which would otherwise take the lock; not on the reading thread, where such a
+  /// look is the delivery's work.
+  var looksForEmptyName: Bool { self == .load || self == .delivery }
+
+  /// Whether a write under way gets a moment (about 0.1 ms) to finish before the look judges.
+  var waitsForWriter: Bool { self == .delivery || self == .load }
+
+  /// Whether the target is named through its C string kept for the path (see
+  /// ``CompanionPaths/targetForCalls``): for transactions and the looks events prompt, which a
+  /// path that is written or watched makes again and again. A load or a catch-up makes none: a
+  /// program may open thousands of keys it never writes and never hears of.
+  var usesKeptString: Bool {
+    switch self {
+    case .event, .delivery, .transaction: true
+    case .catchUp, .load, .lockedRead: false
+    }
+  }
+
+  /// Whether the caller holds the path's lock (shared or exclusive): the sequence is then read
+  /// under it, and an odd one is a writer that died mid-write, so the look reports a change
+  /// rather than ``Freshness/busy``.
+  var holdsLock: Bool { self == .lockedRead || self == .transaction }
+
+  /// Whether a handle that knows the file missing, and finds no file at the name, knows enough
+  /// whatever the sequence says (one `fstatat` rather than reading the lock file: a file appears
+  /// whole, renamed into place).
+  var settlesMissingFirst: Bool { self == .catchUp }
+}
