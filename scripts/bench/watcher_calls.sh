@@ -4,18 +4,25 @@
 # --changes changes --interval-ms apart. Prints strace's table with a column of calls per
 # change, and the total. Prints figures, asserts nothing.
 #
+# With --value-bytes B, each change is instead a JSON string of about B bytes written by its own
+# `shared-demo set` process (a value larger than the coordination page's 3968 bytes of contents
+# makes the watcher read the file), and the watcher follows any JSON value.
+#
 # usage: scripts/bench/watcher_calls.sh DEMO [--changes N] [--interval-ms M] [--dir DIR]
+#                                      [--value-bytes B]
 set -euo pipefail
 demo="$1"
 shift
 changes=500
 interval_ms=4
 dir=""
+value_bytes=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --changes) changes="$2"; shift 2 ;;
     --interval-ms) interval_ms="$2"; shift 2 ;;
     --dir) dir="$2"; shift 2 ;;
+    --value-bytes) value_bytes="$2"; shift 2 ;;
     *) echo "watcher_calls.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -31,17 +38,31 @@ cleanup() {
 }
 trap cleanup EXIT
 target="$work/value.json"
-"$demo" set --file "$target" 0 >/dev/null
-"$demo" watch --file "$target" --integer --timeout 600 >"$work/watch.out" 2>/dev/null &
+if [ -n "$value_bytes" ]; then
+  pad="$(head -c "$value_bytes" /dev/zero | tr '\0' 'x')"
+  "$demo" set --file "$target" "\"0$pad\"" >/dev/null
+  "$demo" watch --file "$target" --timeout 600 >"$work/watch.out" 2>/dev/null &
+else
+  "$demo" set --file "$target" 0 >/dev/null
+  "$demo" watch --file "$target" --integer --timeout 600 >"$work/watch.out" 2>/dev/null &
+fi
 watcher=$!
 for _ in $(seq 1000); do [ -s "$work/watch.out" ] && break; sleep 0.01; done
 sleep 0.3
 strace -f -c -p "$watcher" -o "$work/strace.txt" 2>/dev/null &
 tracer=$!
 sleep 1  # strace attached to every thread
-"$demo" ping --file "$target" --count "$changes" --interval-microseconds $((interval_ms * 1000)) >/dev/null
-last="$(cat "$target")"
-for _ in $(seq 3000); do grep -q " $last\$" "$work/watch.out" && break; sleep 0.01; done
+if [ -n "$value_bytes" ]; then
+  for i in $(seq 1 "$changes"); do
+    "$demo" set --file "$target" "\"$i$pad\"" >/dev/null
+    sleep "$(awk -v m="$interval_ms" 'BEGIN { print m / 1000 }')"
+  done
+  for _ in $(seq 3000); do grep -q "\"$changes$pad\"\$" "$work/watch.out" && break; sleep 0.01; done
+else
+  "$demo" ping --file "$target" --count "$changes" --interval-microseconds $((interval_ms * 1000)) >/dev/null
+  last="$(cat "$target")"
+  for _ in $(seq 3000); do grep -q " $last\$" "$work/watch.out" && break; sleep 0.01; done
+fi
 sleep 0.2
 kill -INT "$tracer"
 wait "$tracer" 2>/dev/null || true
