@@ -48,9 +48,8 @@ public struct SharedSubscriber<Value>: Sendable {
 
   /// Delivers a result: a value, `nil` for the initial value, or an error.
   public func yield(with result: Result<Value?, any Error>) {
-    // A callback is the program's code: on a library thread, under the program's policy.
     if let callback {
-      CurrentThread.withDefaultScheduling { callback(result) }
+      callback(result)
     } else {
       reference?.receive(result)
     }
@@ -87,7 +86,7 @@ public struct SharedSubscriber<Value>: Sendable {
   /// Tells readers whether the key is loading, through ``Shared/isLoading``.
   public func yieldLoading(_ isLoading: Bool = true) {
     if let onLoading {
-      CurrentThread.withDefaultScheduling { onLoading(isLoading) }
+      onLoading(isLoading)
     } else {
       reference?.receiveLoading(isLoading)
     }

@@ -34,13 +34,10 @@ extension SharedReference {
       return changeDepth == 1 && outbox.claimSchedule()
     }
     guard schedules else { return }
-    // The program's code, or Dispatch, which may start threads: under the program's policy.
-    CurrentThread.withDefaultScheduling {
-      delivery.schedule { [weak self] in
-        guard let self else { return }
-        lock.withLock { outbox.scheduledDeliveryStarts() }
-        deliverPendingChanges()
-      }
+    delivery.schedule { [weak self] in
+      guard let self else { return }
+      lock.withLock { outbox.scheduledDeliveryStarts() }
+      deliverPendingChanges()
     }
   }
 
@@ -50,8 +47,7 @@ extension SharedReference {
     var batch = OutboxBatch<Value>()
     var isTaken = lock.withLock { changeDepth == 0 && outbox.beginDelivery(into: &batch) }
     while isTaken {
-      // Observers are the program's code: on a library thread, under the program's policy.
-      CurrentThread.withDefaultScheduling { deliver(batch) }
+      deliver(batch)
       batch.removeAll()
       isTaken = lock.withLock { outbox.continueDelivery(into: &batch) }
     }

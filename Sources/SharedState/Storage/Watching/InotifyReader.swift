@@ -265,11 +265,8 @@ final class InotifyReader: @unchecked Sendable {
     } else if retryDue == nil {
       let pause = backoff.failed()
       retryDue = Date().addingTimeInterval(pause.seconds)
-      // Dispatch may start a thread here, which would inherit the reading thread's batch policy.
-      CurrentThread.withDefaultScheduling {
-        DispatchQueue.global().asyncAfter(deadline: .now() + pause.seconds) { [watcher] in
-          watcher.wakeReader()
-        }
+      DispatchQueue.global().asyncAfter(deadline: .now() + pause.seconds) { [watcher] in
+        watcher.wakeReader()
       }
     }
   }
