@@ -35,6 +35,49 @@ struct DeliveryThreadsTests {
     #expect(deliveries.withLock { $0.most } <= 3)
   }
 
+  /// A quick delivery runs on the thread that read its event, right after reading it: a change
+  /// wakes one thread, not a reader and then another to deliver.
+  @Test func theReadingThreadDeliversWhatItReadItself() async throws {
+    // No take-over however loaded the machine: each delivery stays where it was read.
+    let pool = DeliveryThreads(idleLifetime: 60, maximumThreads: 8, takeoverDelay: .seconds(60))
+    let deliveringThreads = Mutex<[pthread_t]>([])
+    let readingThreads = Mutex<[pthread_t]>([])
+    let events = TwelveEvents { _ in
+      deliveringThreads.withLock { $0.append(pthread_self()) }
+    }
+    pool.startReading {
+      readingThreads.withLock { $0.append(pthread_self()) }
+      return events.readEvents()
+    }
+    try await waitUntil { deliveringThreads.withLock { $0.count } == 12 }
+    let readers = Set(readingThreads.withLock { $0 }.map { UInt($0) })
+    let deliverers = Set(deliveringThreads.withLock { $0 }.map { UInt($0) })
+    #expect(readers.count == 1, "one thread read every event")
+    #expect(deliverers == readers, "the deliveries ran on \(deliverers.count) threads other than the reading one")
+  }
+
+  /// A delivery that lasts on the reading thread is taken over: another thread reads on, and
+  /// the other files' deliveries do not wait for it.
+  @Test func aDeliveryThatLastsHandsTheReadingOver() async throws {
+    let pool = DeliveryThreads(idleLifetime: 60, maximumThreads: 8, takeoverDelay: .milliseconds(5))
+    let release = DispatchSemaphore(value: 0)
+    let delivered = Mutex(0)
+    let isFirst = Mutex(true)
+    let events = TwelveEvents { _ in
+      let blocks = isFirst.withLock { isFirst in
+        defer { isFirst = false }
+        return isFirst
+      }
+      if blocks { _ = release.wait(timeout: .now() + 60) }
+      delivered.withLock { $0 += 1 }
+    }
+    pool.startReading { events.readEvents() }
+    // The first delivery blocks until released; the eleven others arrive meanwhile.
+    try await waitUntil { delivered.withLock { $0 } == 11 }
+    release.signal()
+    try await waitUntil { delivered.withLock { $0 } == 12 }
+  }
+
   @Test func itsThreadsLeaveTheProgramsSignalsToTheProgramsThreads() async throws {
     @Sendable func threads() -> Set<String> {
       let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
