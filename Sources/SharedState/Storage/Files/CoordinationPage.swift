@@ -148,6 +148,10 @@ final class CoordinationPage: @unchecked Sendable {
     switch (state, identity) {
     case (.missing, _):
       word(9).store(1, ordering: .relaxed)
+    case (.digest, _):
+      // Knowledge, never written: a page describing it would be stale, as an abandoned write's.
+      assertionFailure("a write publishes the bytes it wrote, not their digest")
+      return
     case let (.contents(data), identity?):
       for (index, value) in [
         identity.device, identity.inode, UInt64(bitPattern: identity.size),

@@ -31,8 +31,10 @@ final class InMemoryFile: StoredFile, Sendable {
     return state == previous ? nil : state
   }
 
+  /// Remembers `state` as the disk's handle does: large contents as their digest.
   fileprivate func remember(_ state: FileState) {
-    lastState.withLock { $0 = state }
+    let kept = state.kept
+    lastState.withLock { $0 = kept }
   }
 
   func beginTransaction() -> any FileTransaction {
@@ -69,6 +71,7 @@ private final class InMemoryFileTransaction: FileTransaction {
     switch state {
     case let .contents(data): file.fileSystem.write(data, atPath: file.path)
     case .missing: file.fileSystem.removeFile(atPath: file.path)
+    case .digest: preconditionFailure("a digest is what a handle keeps to compare, never what is written")
     }
     file.remember(state)
   }
