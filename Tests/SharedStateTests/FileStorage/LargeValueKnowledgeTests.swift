@@ -134,6 +134,33 @@ struct LargeValueKnowledgeTests {
     #expect(try await values.next()?.text == "end")
   }
 
+  /// A large file is read into a buffer mapped for it (given back to the system when released):
+  /// the bytes are the file's, and the data behaves as any other when cut, grown and copied.
+  @Test func aLargeFileIsReadWholeIntoItsOwnBuffer() throws {
+    let directory = try TemporaryDirectory()
+    let target = FilePath(directory.path("value.json"))
+    var large = Self.contents(length: 3 * ReadBuffer.smallestMapped + 5, changedAt: nil)
+    large[0] = UInt8(ascii: "a")
+    large[large.count - 1] = UInt8(ascii: "z")
+    try Self.replace(target, with: large, in: directory)
+    guard case var .contents(read) = try Self.handle(target).read() else {
+      Issue.record("no contents read")
+      return
+    }
+    #expect(read == large)
+    let copy = read
+    read.count -= 10
+    read.append(contentsOf: Data(repeating: 7, count: 2 * ReadBuffer.smallestMapped))
+    #expect(read.count == large.count - 10 + 2 * ReadBuffer.smallestMapped)
+    #expect(read.prefix(large.count - 10) == large.prefix(large.count - 10))
+    #expect(copy == large, "a copy taken before is left as it was")
+
+    var buffer = ReadBuffer.zeroed(count: ReadBuffer.smallestMapped)
+    #expect(buffer.allSatisfy { $0 == 0 })
+    buffer[ReadBuffer.smallestMapped - 1] = 1
+    #expect(buffer.last == 1)
+  }
+
   // MARK: Helpers
 
   private static func handle(_ target: FilePath) -> DiskFile {
