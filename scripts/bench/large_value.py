@@ -11,7 +11,8 @@ and VmRSS once the change is printed, and the same figures over the file's size.
 it does all of that N times (new watchers each time) and prints one row per watcher and run.
 
 "peak/file" is the whole peak over the file's size (the program's own baseline included);
-"held/file" is what the change added and left held (RSS after less RSS before) over the size.
+"held/file" is what the change added and left held (RSS after less RSS before) over the size;
+"CPU ms" the CPU time the watcher spent from the change until it was measured (10 ms ticks).
 """
 import json
 import os
@@ -52,6 +53,13 @@ def memory(pid):
     return fields
 
 
+def cpu_ms(pid):
+    """The process's CPU time so far (user and system), in milliseconds."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+
+
 def measure(run):
     watchers = [("shared-demo watch", [demo, "watch", "--file", path, "--changes", "2", "--timeout", "300"])]
     if os.access(probe, os.X_OK):
@@ -68,12 +76,13 @@ def measure(run):
     scratch = path + ".new"
     with open(scratch, "w") as f:
         f.write(text)
+    cpu_before = {name: cpu_ms(child.pid) for name, child in started}
     os.rename(scratch, path)
     size = len(text)
 
     if run == 1:
         print(f"one change of a {size / 1e6:.0f} MB value (a JSON string), seen by each watcher")
-        print(f"{'watcher':<28} {'run':>4} {'RSS before MB':>14} {'peak MB':>9} {'RSS after MB':>13} {'peak/file':>10} {'held/file':>10}")
+        print(f"{'watcher':<28} {'run':>4} {'RSS before MB':>14} {'peak MB':>9} {'RSS after MB':>13} {'peak/file':>10} {'held/file':>10} {'CPU ms':>7}")
     for name, child in started:
         line = child.stdout.readline()  # the change, printed whole by shared-demo
         if not line:
@@ -88,7 +97,8 @@ def measure(run):
         now = memory(child.pid)
         rss0, peak, rss = before[name] / 1024, now["VmHWM"] / 1024, now["VmRSS"] / 1024
         mb = size / 1024 / 1024
-        print(f"{name:<28} {run:>4} {rss0:>14.1f} {peak:>9.1f} {rss:>13.1f} {peak / mb:>10.1f} {(rss - rss0) / mb:>10.1f}")
+        cpu = cpu_ms(child.pid) - cpu_before[name]
+        print(f"{name:<28} {run:>4} {rss0:>14.1f} {peak:>9.1f} {rss:>13.1f} {peak / mb:>10.1f} {(rss - rss0) / mb:>10.1f} {cpu:>7.0f}")
     for _, child in started:
         child.kill()
         child.wait()
