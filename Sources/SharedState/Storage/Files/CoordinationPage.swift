@@ -148,6 +148,11 @@ final class CoordinationPage: @unchecked Sendable {
     switch (state, identity) {
     case (.missing, _):
       word(9).store(1, ordering: .relaxed)
+    case (.digest, _):
+      // A write publishes the bytes it wrote, never a digest (knowledge only); were one given,
+      // the page would say nothing of the contents.
+      assertionFailure("a write publishes the bytes it wrote, not their digest")
+      word(9).store(0, ordering: .relaxed)
     case let (.contents(data), identity?):
       for (index, value) in [
         identity.device, identity.inode, UInt64(bitPattern: identity.size),

@@ -55,8 +55,11 @@ final class DiskFile: StoredFile, Sendable {
     state.withLock { $0.knowledge }
   }
 
+  /// Makes `fresh` the handle's knowledge, large contents as their digest (see
+  /// ``FileState/kept``): hashed before the lock is taken.
   func remember(_ fresh: FileKnowledge) {
-    state.withLock { $0.knowledge = fresh }
+    let kept = fresh.kept
+    state.withLock { $0.knowledge = kept }
   }
 
   /// The one look, on `occasion`, at what this handle knows.

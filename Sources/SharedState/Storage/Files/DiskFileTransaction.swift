@@ -59,9 +59,20 @@ final class DiskFileTransaction: FileTransaction {
   /// created without replacing anything (see ``StoredFile/write(_:ifStillHolding:)``).
   func write(_ contents: Data, ifStillHolding expected: FileState) throws -> FileState {
     if case let .failure(error)? = change { throw error }
-    // The refresh brought the handle up to date: its knowledge is what the file holds.
-    let current: FileState = if case .success(nil) = target { .missing } else { file.known.state ?? .missing }
-    guard current == expected else { return current }
+    // The refresh brought the handle up to date: what it read when the file changed (the
+    // bytes), otherwise the handle's knowledge (a digest, for a large file).
+    let current: FileState =
+      if case .success(nil) = target {
+        .missing
+      } else if case let .success(changed)? = change {
+        changed
+      } else {
+        file.known.state ?? .missing
+      }
+    guard current == expected else {
+      // The caller decodes what is there: a digest is read back into bytes, under the lock.
+      return current.isDigest ? try file.resources.replacement.readTarget(try target.get(), limit: file.maximumReadSize) : current
+    }
     try commit(.contents(contents), exclusively: expected == .missing)
     return .contents(contents)
   }

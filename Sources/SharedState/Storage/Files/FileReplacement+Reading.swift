@@ -44,7 +44,7 @@ extension FileReplacement {
     guard size <= Int64(limit) else { throw FileTooLarge(size: size, limit: limit) }
     // One byte more than `stat` says: a read that does not fill the buffer reached the end. A
     // file that grew meanwhile is read on, up to the limit.
-    var data = Data(count: Int(max(size, 0)) + 1)
+    var data = ReadBuffer.zeroed(count: Int(max(size, 0)) + 1)
     var length = 0
     while true {
       let count = try data.withUnsafeMutableBytes { buffer throws -> Int in

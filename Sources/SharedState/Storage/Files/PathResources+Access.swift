@@ -98,6 +98,8 @@ extension PathResources {
     durability: FileDurability,
     exclusively: Bool = false
   ) throws -> (written: FileKnowledge, announced: PathLock.AnnouncedWrite, unflushed: DirectoryFlush?) {
+    // A digest is what a handle keeps to compare with: written, it would remove the file.
+    precondition(!state.isDigest, "a digest is never written")
     if let target, let refusal = RefusedEntry(path: paths.target, replacing: target) { throw refusal }
     let scratch: OpenInode?
     if case .contents = state { scratch = try replacement.prepareScratch(like: target) } else { scratch = nil }

@@ -50,8 +50,10 @@ final class InMemoryFile: StoredFile, Sendable {
     }
   }
 
+  /// Remembers `state` as the disk's handle does: large contents as their digest.
   fileprivate func remember(_ state: FileState) {
-    lastState.withLock { $0 = state }
+    let kept = state.kept
+    lastState.withLock { $0 = kept }
   }
 
   func beginTransaction() -> any FileTransaction {
@@ -88,6 +90,7 @@ private final class InMemoryFileTransaction: FileTransaction {
     switch state {
     case let .contents(data): file.fileSystem.write(data, atPath: file.path)
     case .missing: file.fileSystem.removeFile(atPath: file.path)
+    case .digest: preconditionFailure("a digest is what a handle keeps to compare, never what is written")
     }
     file.remember(state)
   }
