@@ -112,7 +112,9 @@ final class DiskFile: StoredFile, Sendable {
       }
     }
     let isNew = occasion == .load || fresh.state != since.state
-    return FileReading(since: since, fresh: fresh, found: .success(isNew ? fresh.state : nil))
+    // Large contents are kept as their digest (see ``FileState/kept``), hashed here, before any
+    // lock is taken: the bytes themselves go to the caller only, to decode.
+    return FileReading(since: since, fresh: fresh.kept, found: .success(isNew ? fresh.state : nil))
   }
 
   func takeIn(_ reading: FileReading) -> Bool {

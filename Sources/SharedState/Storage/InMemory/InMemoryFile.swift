@@ -36,7 +36,8 @@ final class InMemoryFile: StoredFile, Sendable {
     do {
       let state = try readWithoutRemembering()
       let isNew = occasion == .load || state != since.state
-      return FileReading(since: since, fresh: FileKnowledge(state: state), found: .success(isNew ? state : nil))
+      // Kept as the disk's handle keeps it: large contents as their digest.
+      return FileReading(since: since, fresh: FileKnowledge(state: state.kept), found: .success(isNew ? state : nil))
     } catch {
       return FileReading(since: since, fresh: nil, found: .failure(error))
     }
