@@ -25,6 +25,34 @@ struct AppStorageFirstReadTests {
     #expect(try suite.keys().sorted() == ["int", "name"])
   }
 
+  /// One file per stored default, and no other (a program may open thousands of keys in a new
+  /// suite, each a new inode): the lock file is made by the first write that takes the lock.
+  @Test func theFirstReadCreatesTheKeysFileAlone() throws {
+    @Shared(.appStorage("int", store: suite)) var int = 42
+    #expect(try directory.contents() == ["int.json"])
+    #expect(try directory.contents(ofKey: "int") == "42\n")
+    $int.withLock { $0 += 1 }
+    #expect(try directory.contents(ofKey: "int") == "43\n")
+    #expect(try directory.contents().contains(".int.json.sharedstate-lock"))
+  }
+
+  /// Where a lock file is (the key was written, then removed), the default is stored under the
+  /// lock, as any write: the coordination page's sequence grows.
+  @Test func aDefaultStoredWhereALockFileIsTakesTheLock() throws {
+    try suite.write(7, forKey: "int")
+    try suite.removeValue(forKey: "int")
+    let lockFile = directory.path(".int.json.sharedstate-lock")
+    let sequence = { () throws -> UInt64 in
+      let bytes = try Data(contentsOf: URL(fileURLWithPath: lockFile)).prefix(8)
+      return bytes.enumerated().reduce(0) { $0 | UInt64($1.element) << (8 * UInt64($1.offset)) }
+    }
+    let before = try sequence()
+    @Shared(.appStorage("int", store: suite)) var int = 42
+    #expect(int == 42)
+    #expect(try directory.contents(ofKey: "int") == "42\n")
+    #expect(try sequence() == before + 2)
+  }
+
   @Test func aStoredValueWinsOverTheDefaultAndIsNotRewritten() throws {
     try suite.write(7, forKey: "int")
     let before = try FileManager.default.attributesOfItem(atPath: directory.path("int.json"))[.systemFileNumber]
