@@ -2,8 +2,8 @@ import Foundation
 import SharedState
 import Testing
 
-/// The first read of an app-storage key that has no file stores the key's default, only if no
-/// file is there once the suite's lock is held.
+/// The first read of an app-storage key that has no file stores the key's default, only by
+/// creating the file, never in place of one.
 @Suite("App storage: the default stored on first read")
 struct AppStorageFirstReadTests {
   let directory: TemporaryDirectory

@@ -12,6 +12,10 @@ import SystemPackage
 /// - `.NAME.sharedstate-scratch`: where the next contents are written before they are exchanged
 ///   with the target.
 ///
+/// Both are made by the first write that takes the lock. A first read's store where there is no
+/// lock file writes under a name of its own, `.NAME.new-PID-N.sharedstate-scratch`, for the
+/// moment before its rename into place (see ``UnlockedCreation``).
+///
 /// A class, so that the owners of one path (``PathLock``, ``FileReplacement``, the freshness
 /// check) share one copy: a program may open thousands of files.
 final class CompanionPaths: Sendable {
