@@ -22,9 +22,14 @@ extension DiskFile {
   /// Whether a replacement event is worth delivering, from one look without waiting. A key whose
   /// page is not mapped yet is admitted unlooked: mapping it is the delivering thread's work.
   private func admit() -> Bool {
+    // A handle that knows sequence 0 has seen no lock file: most often a default this process
+    // just stored without one, whose own rename is this event. Its look reads the sequence from
+    // the lock file (which is not there: one failed `open`), so that its own store is dropped
+    // here rather than handed to a delivering thread, once per key a program opens.
     guard
       let look = resources.lookWithoutLock(
-        at: { known }, mapping: false, waiting: false, limit: maximumReadSize, forEvent: true
+        at: { known }, mapping: false, readingLockFile: known.sequence == 0, waiting: false,
+        limit: maximumReadSize, forEvent: true
       )
     else {
       state.withLock { $0.admitted = nil }
