@@ -25,8 +25,12 @@ final class CompanionPaths: Sendable {
   let directory: FilePath
   /// The name of the target within its directory.
   let name: String
-  /// The lock file.
-  let lock: FilePath
+  /// The lock file. Made at each use, not kept: a program may open thousands of keys, most of
+  /// which never have a lock file (see ``UnlockedCreation``), and a path that keeps its
+  /// descriptors opens it once.
+  var lock: FilePath {
+    directory.appending(".\(name)\(Self.lockSuffix)")
+  }
   /// The scratch file, named the first time something needs it: most keys a program opens are
   /// never written.
   var scratch: FilePath {
@@ -87,7 +91,6 @@ final class CompanionPaths: Sendable {
     self.target = target
     self.directory = directory
     self.name = name
-    lock = directory.appending(".\(name)\(Self.lockSuffix)")
   }
 
   /// Whether a file name is a companion of some target, not a target itself.

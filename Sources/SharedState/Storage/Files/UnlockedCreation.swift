@@ -47,6 +47,10 @@ enum UnlockedCreation {
 
   /// Numbers this process's scratch names, so that two stores never share one.
   private static let stores = Atomic<UInt64>(0)
+  /// The process's ID, asked once (a program may open thousands of keys). A child forked without
+  /// `exec` would name its scratch files as its parent: a name taken makes the store take the
+  /// lock, nothing worse.
+  private static let processID = getpid()
 
   /// Creates the target of `paths` holding `data`, with `permissions` (less the umask), when
   /// there is no lock file and nothing at the target name.
@@ -59,7 +63,7 @@ enum UnlockedCreation {
       return .needsLock
     }
     let number = stores.add(1, ordering: .relaxed).newValue
-    let scratch = paths.directory.appending(".\(paths.name).new-\(getpid())-\(number)\(CompanionPaths.scratchSuffix)")
+    let scratch = paths.directory.appending(".\(paths.name).new-\(processID)-\(number)\(CompanionPaths.scratchSuffix)")
     let descriptor: FileDescriptor
     do {
       // Exclusively and without following a link: a name that is taken is someone else's.
