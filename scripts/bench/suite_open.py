@@ -10,7 +10,7 @@ table is left out, with a note. The floor is scripts/bench/suite_open_floor.c, c
 into DIR (left out, with a note, when there is no C compiler).
 
 Prints, for the listing, one row per suite: keys, listed, wall milliseconds (best of 5), peak RSS
-in MiB. For the opening, one row per pass (median of R runs, 5 by default, a fresh suite for
+in MiB. For the opening, one row per pass (median of R runs, 3 by default, a fresh suite for
 each first open, with the smallest and largest value of the runs): wall and CPU milliseconds
 (CPU: user and system, the whole process), the memory the keys added (RSS after opening less RSS
 before, MiB), peak RSS (MiB), descriptors and memory mappings the process holds with every key
@@ -21,7 +21,9 @@ scratch file per key), and the floor's re-open, wall and CPU.
 The suites are removed only at the end: on ext4 without a journal (this machine's root file
 system) a new inode is found by skipping every inode freed in the last minute or more, so a run
 made just after removing 10 000 files measures that removal. (Other processes' removals still
-count: compare with the floor of the same run.)
+count: compare with the floor of the same run. And this script's own removal at the end slows
+every creation on that file system for the next minutes, the next run of this script's
+included: hence few runs.)
 """
 import os
 import shutil
@@ -36,7 +38,7 @@ if "--probe" in args:
     at = args.index("--probe")
     probe = args[at + 1]
     del args[at : at + 2]
-runs = 5
+runs = 3
 if "--runs" in args:
     at = args.index("--runs")
     runs = int(args[at + 1])
