@@ -95,7 +95,9 @@ struct ResourceBoundTests {
   @Test func reopeningWrittenKeysWakesNoWatcher() async throws {
     let directory = try TemporaryDirectory()
     let suite = directory.path("suite")
-    let writer = try DemoProcess(executable: URL(fileURLWithPath: Self.probe), arguments: ["descriptors", suite, "40", "0"])
+    let writer = try DemoProcess(
+      executable: URL(fileURLWithPath: Self.probe), arguments: ["descriptors", suite, "40", "0"]
+    )
     #expect(try await writer.allOutput(seconds: 120).first == "keys 40 failed 0")
     let events = try DemoProcess(
       executable: URL(fileURLWithPath: "/usr/bin/inotifywait"),

@@ -106,7 +106,10 @@ final class PathLock: @unchecked Sendable {
   ///   every watcher of the directory `IN_CLOSE_WRITE` (a program opening thousands of keys would
   ///   wake its own watcher once per key).
   /// - Returns: The lock file's status, or `nil` when there is no lock file and `kind` is shared.
-  private func acquireFileLockIfPresent(_ kind: FileDescriptor.LockKind, keepingOpen: Bool = true) throws -> EntryStatus? {
+  private func acquireFileLockIfPresent(
+    _ kind: FileDescriptor.LockKind,
+    keepingOpen: Bool = true
+  ) throws -> EntryStatus? {
     // A lock file removed since it was opened excludes nobody: start again on the one there
     // now. Bounded, so that an entry that keeps disappearing is an error, not a spin.
     for _ in 0..<64 {
