@@ -63,7 +63,9 @@ enum UnlockedCreation {
       return .needsLock
     }
     let number = stores.add(1, ordering: .relaxed).newValue
-    let scratch = paths.directory.appending(".\(paths.name).new-\(processID)-\(number)\(CompanionPaths.scratchSuffix)")
+    let scratch = paths.directory.appending(
+      ".\(paths.name).new-\(processID)-\(number)\(CompanionPaths.scratchSuffix)"
+    )
     let descriptor: FileDescriptor
     do {
       // Exclusively and without following a link: a name that is taken is someone else's.
@@ -75,11 +77,17 @@ enum UnlockedCreation {
     do {
       try data.withUnsafeBytes { bytes throws in try descriptor.write(at: 0, bytes) }
       inode = try descriptor.status()
-      // Closed before the rename: its close is then told under the scratch name, which watchers
-      // skip, not as a write in place under the target's.
-      try descriptor.closeReportingFailure()
     } catch {
       descriptor.closeIgnoringFailure()
+      try? scratch.unlink()
+      return .needsLock
+    }
+    do {
+      // Closed before the rename: its close is then told under the scratch name, which watchers
+      // skip, not as a write in place under the target's. (A failing close has closed it all
+      // the same: it is not closed again.)
+      try descriptor.closeReportingFailure()
+    } catch {
       try? scratch.unlink()
       return .needsLock
     }
