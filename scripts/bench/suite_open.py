@@ -1,17 +1,29 @@
 """Times `shared-demo keys` on a suite of N keys and on an empty suite, with peak memory; then
 opening N app-storage keys with Int defaults in a new suite (each default is stored: the first
-open) and again in the same suite (the files are there: the re-open), with time and memory.
+open) and again in the same suite (the files are there: the re-open), with time and memory, and
+the same work done by a C program (the floor), in the same run and on the same file system.
 
-usage: suite_open.py DEMO DIR N [--probe RESOURCE_PROBE]
+usage: suite_open.py DEMO DIR N [--probe RESOURCE_PROBE] [--runs R]
 RESOURCE_PROBE defaults to `ResourceProbe` beside DEMO (both are built with the tests:
 `swift build --build-tests`, or `swift build --product ResourceProbe`); without it the second
-table is left out, with a note.
+table is left out, with a note. The floor is scripts/bench/suite_open_floor.c, compiled with `cc`
+into DIR (left out, with a note, when there is no C compiler).
 
 Prints, for the listing, one row per suite: keys, listed, wall milliseconds (best of 5), peak RSS
-in MiB. For the opening, one row per pass (the median of 3 runs of each, a fresh suite for each
-first open): wall and CPU milliseconds, the memory the keys added (RSS after opening less RSS
+in MiB. For the opening, one row per pass (median of R runs, 3 by default, a fresh suite for
+each first open, with the smallest and largest value of the runs): wall and CPU milliseconds
+(CPU: user and system, the whole process), the memory the keys added (RSS after opening less RSS
 before, MiB), peak RSS (MiB), descriptors and memory mappings the process holds with every key
-open.
+open; then the floor's first open (the library's protocol: one new file renamed into place
+per key), the floor of the protocol that took the lock for each first store (a lock file and a
+scratch file per key), and the floor's re-open, wall and CPU.
+
+The suites are removed only at the end: on ext4 without a journal (this machine's root file
+system) a new inode is found by skipping every inode freed in the last minute or more, so a run
+made just after removing 10 000 files measures that removal. (Other processes' removals still
+count: compare with the floor of the same run. And this script's own removal at the end slows
+every creation on that file system for the next minutes, the next run of this script's
+included: hence few runs.)
 """
 import os
 import shutil
@@ -25,6 +37,11 @@ probe = None
 if "--probe" in args:
     at = args.index("--probe")
     probe = args[at + 1]
+    del args[at : at + 2]
+runs = 3
+if "--runs" in args:
+    at = args.index("--runs")
+    runs = int(args[at + 1])
     del args[at : at + 2]
 demo, where, count = args[0], args[1], int(args[2])
 if probe is None:
@@ -73,30 +90,78 @@ shutil.rmtree(full)
 
 
 def open_keys(suite):
-    """One run of `resource-probe open`: (wall ms, CPU ms, added MiB, peak MiB, fds, maps)."""
+    """One run of `ResourceProbe open`: (wall ms, CPU ms, added MiB, peak MiB, fds, maps)."""
     out = subprocess.run([probe, "open", suite, str(count)], capture_output=True, text=True)
     if out.returncode != 0:
-        sys.exit(f"suite_open.py: resource-probe open failed: {out.stderr.strip()}")
+        sys.exit(f"suite_open.py: ResourceProbe open failed: {out.stderr.strip()}")
     fields = dict((line.split(" ", 1)[0], line.split()[1:]) for line in out.stdout.splitlines())
     before = int(fields["before"][0])
     _, wall, cpu, rss, hwm, fds, maps = fields["opened"]
     return float(wall), float(cpu), (int(rss) - before) / 1024, int(hwm) / 1024, int(fds), int(maps)
 
 
+def floor(*arguments):
+    """One run of the C floor: (wall ms, CPU ms)."""
+    out = subprocess.run([floor_program, *arguments], capture_output=True, text=True)
+    if out.returncode != 0:
+        sys.exit(f"suite_open.py: suite_open_floor failed: {out.stderr.strip()}")
+    _, _, _, wall, cpu = out.stdout.split()
+    return float(wall), float(cpu)
+
+
 print()
 if not os.access(probe, os.X_OK):
     print(f"(opening {count} keys with Int defaults: no ResourceProbe at {probe}; build it with the tests)")
     sys.exit(0)
-print(f"opening {count} app-storage keys with Int defaults (median of 3 runs)")
-print(f"{'pass':>10} {'wall ms':>9} {'CPU ms':>9} {'added MiB':>10} {'peak MiB':>9} {'fds':>6} {'maps':>7}")
-first, again = [], []
-for run in range(3):
-    suite = os.path.join(where, f"open-suite-{run}")
+floor_program = os.path.join(where, "suite_open_floor")
+floor_source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "suite_open_floor.c")
+built = subprocess.run(["cc", "-O2", "-pthread", "-o", floor_program, floor_source], capture_output=True)
+if built.returncode != 0:
+    floor_program = None
+
+made = []
+
+
+def fresh_suite(name):
+    suite = os.path.join(where, name)
     shutil.rmtree(suite, ignore_errors=True)
+    made.append(suite)
+    return suite
+
+
+# Interleaved, so that the library and its floor meet the same load and the same file system.
+first, again, floor_first, floor_locked, floor_again = [], [], [], [], []
+for run in range(runs):
+    suite = fresh_suite(f"open-suite-{run}")
     first.append(open_keys(suite))
     again.append(open_keys(suite))
-    shutil.rmtree(suite)
-for name, runs in (("first open", first), ("re-open", again)):
-    medians = [statistics.median(run[i] for run in runs) for i in range(6)]
-    wall, cpu, added, peak, fds, maps = medians
-    print(f"{name:>10} {wall:>9.0f} {cpu:>9.0f} {added:>10.1f} {peak:>9.1f} {fds:>6.0f} {maps:>7.0f}")
+    if floor_program:
+        suite = fresh_suite(f"floor-suite-{run}")
+        floor_first.append(floor("first", suite, str(count)))
+        floor_again.append(floor("again", suite, str(count)))
+        floor_locked.append(floor("first", fresh_suite(f"floor-locked-suite-{run}"), str(count), "locked"))
+
+
+def spread(values, form):
+    return f"{form.format(statistics.median(values))} ({form.format(min(values))}-{form.format(max(values))})"
+
+
+print(f"opening {count} app-storage keys with Int defaults: median (smallest-largest) of {runs} runs")
+print(f"{'pass':>19} {'wall ms':>18} {'CPU ms':>18} {'added MiB':>18} {'peak MiB':>9} {'fds':>5} {'maps':>6}")
+for name, rows in (("first open", first), ("re-open", again)):
+    columns = list(zip(*rows))
+    print(
+        f"{name:>19} {spread(columns[0], '{:.0f}'):>18} {spread(columns[1], '{:.0f}'):>18} "
+        f"{spread(columns[2], '{:.1f}'):>18} {statistics.median(columns[3]):>9.1f} "
+        f"{statistics.median(columns[4]):>5.0f} {statistics.median(columns[5]):>6.0f}"
+    )
+if not floor_program:
+    print("(the C floor is left out: no C compiler)")
+for name, rows in (("floor first open", floor_first), ("floor, lock per key", floor_locked), ("floor re-open", floor_again)):
+    if rows:
+        columns = list(zip(*rows))
+        print(f"{name:>19} {spread(columns[0], '{:.0f}'):>18} {spread(columns[1], '{:.0f}'):>18}")
+for suite in made:
+    shutil.rmtree(suite, ignore_errors=True)
+if floor_program:
+    os.remove(floor_program)

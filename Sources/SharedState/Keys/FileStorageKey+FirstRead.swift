@@ -3,9 +3,11 @@ import Foundation
 extension FileStorageKey {
   /// Reads and decodes the file as ``load(context:continuation:)`` does and, when the load has
   /// an initial value and `replacement` gives bytes for what the file holds, writes them: only
-  /// if the file still holds that once the cross-process lock is held (a missing file is only
-  /// created, never replaced), so that a value another process or program wrote meanwhile wins
-  /// and is the one this load returns. The write is an ordinary one: watchers see it.
+  /// if the file still holds that once the cross-process lock is held, or, for a missing file,
+  /// only by creating it, never replacing one (without the lock, and without making a lock file,
+  /// where no process has taken the lock yet: see `UnlockedCreation`), so that a value another
+  /// process or program wrote meanwhile wins and is the one this load returns. Watchers see the
+  /// write as any other.
   ///
   /// When the bytes cannot be written (a read-only directory, another user's), or may not be,
   /// because the directory is one other users can write or the path goes through a symbolic

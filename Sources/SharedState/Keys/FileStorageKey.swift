@@ -136,8 +136,8 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   /// Reads and decodes the file; a missing or empty file keeps the default value.
   ///
   /// A first read with an initial value (a `@Shared` declaration, not ``Shared/load(_:)``)
-  /// that finds no file leaves an empty one, as swift-sharing does: only if there is still no
-  /// file once the cross-process lock is held, never replacing one, and silently not at all
+  /// that finds no file leaves an empty one, as swift-sharing does: only by creating it, never
+  /// replacing a file that appeared meanwhile, and silently not at all
   /// where the directory cannot be written, where other users can write it, or through a
   /// symbolic link another user planted
   /// (<doc:SharingAFileBetweenProcesses#Files-others-can-write>). A file holding swift-sharing's

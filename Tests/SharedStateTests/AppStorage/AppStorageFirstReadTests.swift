@@ -2,8 +2,8 @@ import Foundation
 import SharedState
 import Testing
 
-/// The first read of an app-storage key that has no file stores the key's default, only if no
-/// file is there once the suite's lock is held.
+/// The first read of an app-storage key that has no file stores the key's default, only by
+/// creating the file, never in place of one.
 @Suite("App storage: the default stored on first read")
 struct AppStorageFirstReadTests {
   let directory: TemporaryDirectory
@@ -23,6 +23,34 @@ struct AppStorageFirstReadTests {
     #expect(suite.integer(forKey: "int") == 42)
     #expect(suite.string(forKey: "name") == "Blob")
     #expect(try suite.keys().sorted() == ["int", "name"])
+  }
+
+  /// One file per stored default, and no other (a program may open thousands of keys in a new
+  /// suite, each a new inode): the lock file is made by the first write that takes the lock.
+  @Test func theFirstReadCreatesTheKeysFileAlone() throws {
+    @Shared(.appStorage("int", store: suite)) var int = 42
+    #expect(try directory.contents() == ["int.json"])
+    #expect(try directory.contents(ofKey: "int") == "42\n")
+    $int.withLock { $0 += 1 }
+    #expect(try directory.contents(ofKey: "int") == "43\n")
+    #expect(try directory.contents().contains(".int.json.sharedstate-lock"))
+  }
+
+  /// Where a lock file is (the key was written, then removed), the default is stored under the
+  /// lock, as any write: the coordination page's sequence grows.
+  @Test func aDefaultStoredWhereALockFileIsTakesTheLock() throws {
+    try suite.write(7, forKey: "int")
+    try suite.removeValue(forKey: "int")
+    let lockFile = directory.path(".int.json.sharedstate-lock")
+    let sequence = { () throws -> UInt64 in
+      let bytes = try Data(contentsOf: URL(fileURLWithPath: lockFile)).prefix(8)
+      return bytes.enumerated().reduce(0) { $0 | UInt64($1.element) << (8 * UInt64($1.offset)) }
+    }
+    let before = try sequence()
+    @Shared(.appStorage("int", store: suite)) var int = 42
+    #expect(int == 42)
+    #expect(try directory.contents(ofKey: "int") == "42\n")
+    #expect(try sequence() == before + 2)
   }
 
   @Test func aStoredValueWinsOverTheDefaultAndIsNotRewritten() throws {

@@ -88,6 +88,38 @@ struct ResourceBoundTests {
     #expect(DescriptorBudget.paths(forSoftLimit: nil) == 128)
   }
 
+  /// A program opening keys that were written before takes each one's shared lock for a moment
+  /// (when the descriptor budget keeps none of its descriptors): the lock file is then opened
+  /// for reading only, so that closing it tells no watcher of the suite `IN_CLOSE_WRITE`, which
+  /// woke the program's own watcher (and every other process's) once per key opened.
+  @Test func reopeningWrittenKeysWakesNoWatcher() async throws {
+    let directory = try TemporaryDirectory()
+    let suite = directory.path("suite")
+    let writer = try DemoProcess(
+      executable: URL(fileURLWithPath: Self.probe), arguments: ["descriptors", suite, "40", "0"]
+    )
+    #expect(try await writer.allOutput(seconds: 120).first == "keys 40 failed 0")
+    let events = try DemoProcess(
+      executable: URL(fileURLWithPath: "/usr/bin/inotifywait"),
+      arguments: ["-m", "-e", "close_write", "--format", "%f", suite]
+    )
+    while !(try await events.nextErrorLine()).contains("established") {}
+    let reader = try DemoProcess(
+      executable: URL(fileURLWithPath: "/usr/bin/prlimit"),
+      arguments: ["--nofile=32:32", Self.probe, "open", suite, "40"]
+    )
+    #expect(try await reader.allOutput(seconds: 120).last?.hasPrefix("opened 40 ") == true)
+    // The end of what the reader caused, marked by a file of the test's own.
+    try Data().write(to: URL(fileURLWithPath: directory.path("suite/end")))
+    var closed: [String] = []
+    while true {
+      let name = try await events.nextLine()
+      if name == "end" { break }
+      closed.append(name)
+    }
+    #expect(closed.isEmpty, "closed after writing: \(closed.prefix(5)) (\(closed.count))")
+  }
+
   /// `resource-probe open DIRECTORY COUNT`: the descriptors and mappings with every key open.
   private static func opened(_ count: Int, in suite: String) async throws -> (descriptors: Int, mappings: Int) {
     let output = try await DemoProcess(executable: URL(fileURLWithPath: probe), arguments: ["open", suite, "\(count)"])

@@ -61,9 +61,9 @@ struct LargeValueKnowledgeTests {
 
     // The same, heard of without an event (catching up).
     try Self.replace(target, with: three, in: directory)
-    #expect(try watcher.readIfChangedUnprompted() == .contents(three))
+    #expect(try watcher.readIfChanged(on: .catchUp) == .contents(three))
     try Self.replace(target, with: three, in: directory)
-    #expect(try watcher.readIfChangedUnprompted() == nil)
+    #expect(try watcher.readIfChanged(on: .catchUp) == nil)
 
     // By another handle, through the protocol.
     try Self.commit(one, by: writer)

@@ -13,8 +13,8 @@ import Foundation
 /// (<doc:SharingAFileBetweenProcesses#What-you-can-rely-on>): an atomic ``Shared/withLock(_:)`` across processes,
 /// writes from anywhere arriving live (one watch per suite directory), and no file that does not
 /// decode or cannot be read written over behind the program's back. Where a file key's first
-/// read leaves an empty file, the first read of a key that has no file stores the default value (only if there is still no file once
-/// the suite's lock is held: a value another process stored first wins), so that every process
+/// read leaves an empty file, the first read of a key that has no file stores the default value (only by
+/// creating the file, never replacing one: a value another process stored first wins), so that every process
 /// and program reading the suite sees the value the program shows (not in a suite others can
 /// write, where a read creates nothing: <doc:SharingAFileBetweenProcesses#Files-others-can-write>); a file deleted
 /// later means the default value, and a file made read-only (`0444`) is not replaced. Setting an optional to `nil` removes the key's file. A key whose name cannot be

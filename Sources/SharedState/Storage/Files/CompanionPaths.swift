@@ -12,6 +12,10 @@ import SystemPackage
 /// - `.NAME.sharedstate-scratch`: where the next contents are written before they are exchanged
 ///   with the target.
 ///
+/// Both are made by the first write that takes the lock. A first read's store where there is no
+/// lock file writes under a name of its own, `.NAME.new-PID-N.sharedstate-scratch`, for the
+/// moment before its rename into place (see ``UnlockedCreation``).
+///
 /// A class, so that the owners of one path (``PathLock``, ``FileReplacement``, the freshness
 /// check) share one copy: a program may open thousands of files.
 final class CompanionPaths: Sendable {
@@ -21,8 +25,12 @@ final class CompanionPaths: Sendable {
   let directory: FilePath
   /// The name of the target within its directory.
   let name: String
-  /// The lock file.
-  let lock: FilePath
+  /// The lock file. Made at each use, not kept: a program may open thousands of keys, most of
+  /// which never have a lock file (see ``UnlockedCreation``), and a path that keeps its
+  /// descriptors opens it once.
+  var lock: FilePath {
+    directory.appending(".\(name)\(Self.lockSuffix)")
+  }
   /// The scratch file, named the first time something needs it: most keys a program opens are
   /// never written.
   var scratch: FilePath {
@@ -83,7 +91,6 @@ final class CompanionPaths: Sendable {
     self.target = target
     self.directory = directory
     self.name = name
-    lock = directory.appending(".\(name)\(Self.lockSuffix)")
   }
 
   /// Whether a file name is a companion of some target, not a target itself.

@@ -16,7 +16,8 @@ import Synchronization
 /// opens for a moment (a transaction's, the watcher's), and never more than ``maximumPaths``
 /// paths: under `ulimit -n 256`, 18 paths (54 descriptors), leaving 200 to the program; under
 /// 1024, 82 paths. The limit is read again each time a path asks (one `getrlimit`), so that a
-/// program that raises or lowers it is followed for the paths opened afterwards.
+/// program that raises or lowers it is followed for the paths opened afterwards, unless
+/// ``maximumPaths`` places are taken already (then no limit could give another).
 enum DescriptorBudget {
   /// The most descriptors one path keeps open.
   static let descriptorsPerPath = 3
@@ -48,6 +49,9 @@ enum DescriptorBudget {
 
   /// Takes a place for one path, when there is one left under the current limit.
   static func takePlace() -> Bool {
+    // Every place the most generous limit gives is taken: the limit need not be asked (a
+    // program opening thousands of keys would ask once per key).
+    if pathsHolding.load(ordering: .relaxed) >= maximumPaths { return false }
     let limit = paths(forSoftLimit: softLimit())
     if pathsHolding.add(1, ordering: .relaxed).newValue <= limit { return true }
     pathsHolding.subtract(1, ordering: .relaxed)

@@ -145,6 +145,18 @@ final class DiskFile: StoredFile, Sendable {
   /// refuse it before any lock is taken.
   func write(_ contents: Data, ifStillHolding expected: FileState) throws -> FileState {
     try ReadCreation.check(resources.paths)
+    if expected == .missing {
+      // No lock file, no scratch file: the file alone, created whole (see `UnlockedCreation`).
+      switch resources.createWithoutLock(contents, durability: durability) {
+      case let .created(identity):
+        remember(FileKnowledge(sequence: 0, identity: identity, state: .contents(contents)))
+        return .contents(contents)
+      case .exists:
+        return try read()
+      case .needsLock:
+        break
+      }
+    }
     do {
       let transaction = try DiskFileTransaction(file: self)
       defer { transaction.end() }

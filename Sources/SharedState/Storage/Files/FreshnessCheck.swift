@@ -67,7 +67,9 @@ struct FreshnessCheck {
       page = lock.page(mapping: occasion.mapsPage && pathKeepsPage)
       if let page {
         sequence = page.sequence
-      } else if occasion.readsLockFile(pathKeepsPage: pathKeepsPage), let stored = try? lock.unlockedSequence() {
+      } else if occasion.readsLockFile(pathKeepsPage: pathKeepsPage, knowsNoLockFile: { knowledge().sequence == 0 }),
+        let stored = try? lock.unlockedSequence()
+      {
         sequence = stored
       } else if occasion.looksForEmptyName {
         return lookForEmptyName(knowledge, on: occasion)

@@ -33,14 +33,22 @@ enum LookOccasion: Sendable {
   var mapsPage: Bool { self == .delivery }
 
   /// Whether a look without a page reads the sequence from the lock file (an `open`, a `pread`,
-  /// a `close`) rather than give up (``Freshness/unlooked``).
+  /// a `close`; a missing lock file is sequence 0) rather than give up (``Freshness/unlooked``).
   ///
-  /// - Parameter pathKeepsPage: Whether the path keeps its page between transactions.
-  func readsLockFile(pathKeepsPage: Bool) -> Bool {
+  /// An event's look does only for a handle that has seen no lock file (it knows sequence 0):
+  /// most often a default this process just stored without one, whose own rename is the event.
+  /// One failed `open` then drops that store on the reading thread, instead of a delivery per
+  /// key a program opens.
+  ///
+  /// - Parameters:
+  ///   - pathKeepsPage: Whether the path keeps its page between transactions.
+  ///   - knowsNoLockFile: Whether the handle has seen no lock file yet (asked only for an event).
+  func readsLockFile(pathKeepsPage: Bool, knowsNoLockFile: () -> Bool) -> Bool {
     switch self {
     case .catchUp: true
     case .delivery: !pathKeepsPage
-    case .event, .load, .lockedRead, .transaction: false
+    case .event: knowsNoLockFile()
+    case .load, .lockedRead, .transaction: false
     }
   }
 

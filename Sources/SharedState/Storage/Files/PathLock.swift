@@ -82,7 +82,7 @@ final class PathLock: @unchecked Sendable {
       inProcess.unlock()
     }
     for _ in 0..<8 {
-      let isLocked = try acquireFileLockIfPresent(.shared) != nil
+      let isLocked = try acquireFileLockIfPresent(.shared, keepingOpen: keepingOpen) != nil
       defer { if isLocked { try? lockDescriptor?.unlock() } }
       let (result, foundNoFile) = try body()
       if isLocked || foundNoFile || !paths.lock.exists { return result }
@@ -101,15 +101,24 @@ final class PathLock: @unchecked Sendable {
 
   /// Takes the lock file's lock. Call holding `inProcess`.
   ///
+  /// - Parameter keepingOpen: Whether the descriptor stays open after a shared lock: one that
+  ///   does not is opened for reading only, since closing a descriptor opened for writing tells
+  ///   every watcher of the directory `IN_CLOSE_WRITE` (a program opening thousands of keys would
+  ///   wake its own watcher once per key).
   /// - Returns: The lock file's status, or `nil` when there is no lock file and `kind` is shared.
-  private func acquireFileLockIfPresent(_ kind: FileDescriptor.LockKind) throws -> EntryStatus? {
+  private func acquireFileLockIfPresent(
+    _ kind: FileDescriptor.LockKind,
+    keepingOpen: Bool = true
+  ) throws -> EntryStatus? {
     // A lock file removed since it was opened excludes nobody: start again on the one there
     // now. Bounded, so that an entry that keeps disappearing is an error, not a spin.
     for _ in 0..<64 {
       var isOpenedNow = false
       if lockDescriptor == nil || (kind == .exclusive && !lockIsWritable) {
         closeLockFile()
-        guard try openLockFile(creating: kind == .exclusive) else { return nil }
+        guard try openLockFile(creating: kind == .exclusive, readingOnly: kind == .shared && !keepingOpen) else {
+          return nil
+        }
         isOpenedNow = true
       }
       guard let descriptor = lockDescriptor else { return nil }
@@ -137,12 +146,24 @@ final class PathLock: @unchecked Sendable {
   }
 
   /// Opens the lock file: for writing when `creating` (an exclusive lock, which may create it
-  /// and its directory), otherwise for writing when permitted and for reading when not.
+  /// and its directory), for reading when `readingOnly`, otherwise for writing when permitted
+  /// and for reading when not.
   ///
   /// - Returns: `false` when there is no lock file and not `creating`.
   /// - Throws: A ``RefusedEntry`` (a planted link on the way when `creating`, or an entry that
   ///   is not a regular file), or ``LockFileUnavailable``.
-  private func openLockFile(creating: Bool) throws -> Bool {
+  private func openLockFile(creating: Bool, readingOnly: Bool = false) throws -> Bool {
+    if readingOnly, !creating {
+      do {
+        lockDescriptor = try RegularFile.open(paths.lock, writable: false).descriptor
+      } catch let error as Errno where error == .noSuchFileOrDirectory {
+        return false
+      } catch let error as Errno {
+        throw LockFileUnavailable(path: paths.lock, forWriting: false, cause: error)
+      }
+      lockIsWritable = false
+      return true
+    }
     if creating {
       // A write creates and writes only where it would without a link another user planted on
       // the way (see `CreationGround`); a read through one still reads.

@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 import SystemPackage
 
@@ -29,6 +30,19 @@ final class PathResources: @unchecked Sendable {
 
   deinit {
     if keepsDescriptors { DescriptorBudget.givePlaceBack() }
+  }
+
+  /// Creates the target holding `contents` when nothing is there, without the lock, when no
+  /// cooperating process has ever locked the path (see ``UnlockedCreation``). The outcome is
+  /// ``UnlockedCreation/Outcome/needsLock`` when the store must take the lock instead: a lock
+  /// file exists, the system cannot create the file this way, or `durability` asks for flushes
+  /// (which the locked write makes). A file created this way is known at sequence 0, the
+  /// sequence every reader finds without a lock file.
+  ///
+  /// Touches nothing of `replacement` but its permissions (immutable): no lock is held.
+  func createWithoutLock(_ contents: Data, durability: FileDurability) -> UnlockedCreation.Outcome {
+    guard durability == .atomic else { return .needsLock }
+    return UnlockedCreation.create(contents, at: paths, permissions: replacement.filePermissions)
   }
 
   // MARK: One per path

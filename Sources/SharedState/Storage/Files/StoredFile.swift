@@ -40,7 +40,9 @@ protocol StoredFile: AnyObject, Sendable {
   /// handle knows it as its own); a file that holds anything else is left as it is.
   ///
   /// With `expected` `.missing` the file is only created, never replaced: a file that a
-  /// program not taking the lock puts there meanwhile stands, and is what this returns.
+  /// program not taking the lock puts there meanwhile stands, and is what this returns. Where
+  /// no process has taken the path's lock yet (there is no lock file), the file is created
+  /// without it and no lock file is made (see `UnlockedCreation`).
   ///
   /// - Returns: What the file holds afterwards: `contents` when this call wrote it, what
   ///   someone else wrote otherwise.
