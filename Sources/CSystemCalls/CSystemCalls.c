@@ -3,7 +3,6 @@
 
 #include <fcntl.h>
 #include <pthread.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <sys/vfs.h>
@@ -81,24 +80,6 @@ __attribute__((constructor)) static void shared_state_reserve_at_load(void) {
 
 int shared_state_set_timer_slack(unsigned long nanoseconds) {
   return prctl(PR_SET_TIMERSLACK, nanoseconds, 0, 0, 0);
-}
-
-int shared_state_program_schedules_by_default(void) {
-  return sched_getscheduler(getpid()) == SCHED_OTHER;
-}
-
-/// Whether this thread was put under SCHED_BATCH by shared_state_set_batch_scheduling.
-static _Thread_local int is_under_batch_scheduling = 0;
-
-int shared_state_set_batch_scheduling(int batch) {
-  struct sched_param parameters = {.sched_priority = 0};
-  int result = sched_setscheduler(0, batch ? SCHED_BATCH : SCHED_OTHER, &parameters);
-  if (result == 0) is_under_batch_scheduling = batch != 0;
-  return result;
-}
-
-int shared_state_is_under_batch_scheduling(void) {
-  return is_under_batch_scheduling;
 }
 
 int shared_state_name_thread(const char *name) {

@@ -40,19 +40,6 @@ int shared_state_reserve_low_descriptor(void);
 /// (50 µs by default). Returns 0, or -1 with errno set.
 int shared_state_set_timer_slack(unsigned long nanoseconds);
 
-/// Whether the process's main thread (the thread whose id is the process's) runs under
-/// SCHED_OTHER, the default policy: 1 or 0.
-int shared_state_program_schedules_by_default(void);
-
-/// sched_setscheduler(0, batch ? SCHED_BATCH : SCHED_OTHER, priority 0): the calling thread's
-/// policy; its nice value is kept. On success, notes it for
-/// shared_state_is_under_batch_scheduling. Returns 0, or -1 with errno set.
-int shared_state_set_batch_scheduling(int batch);
-
-/// Whether shared_state_set_batch_scheduling last put the calling thread under SCHED_BATCH: 1
-/// or 0. A thread-local variable: no system call.
-int shared_state_is_under_batch_scheduling(void);
-
 /// prctl(PR_SET_NAME, name): names the calling thread for the kernel (`/proc/PID/task/*/comm`,
 /// `ps`, `perf`); longer names are cut at 15 bytes. Returns 0, or -1 with errno set.
 int shared_state_name_thread(const char *name);

@@ -176,17 +176,13 @@ final class FileKeySubscription<Value: Sendable>: Sendable {
   /// What another program put there instead is delivered at once: the write's transaction
   /// brought the handle up to date, so the watch's next read takes it as already known.
   private func restorePlaceholder(replacing state: FileState) {
-    // The program's code, or Dispatch, which may start threads: under the program's policy (see
-    // DeliveryThreads).
-    CurrentThread.withDefaultScheduling {
-      SharedChangeDelivery.default.schedule { [self] in
-        guard !self.state.withLock({ $0.isCancelled }) else { return }
-        subscriber.yieldLatest {
-          guard let now = try? key.file.write(FilePlaceholder.contents, ifStillHolding: state),
-            now != .contents(FilePlaceholder.contents)
-          else { return nil }
-          return key.decoded(now)
-        }
+    SharedChangeDelivery.default.schedule { [self] in
+      guard !self.state.withLock({ $0.isCancelled }) else { return }
+      subscriber.yieldLatest {
+        guard let now = try? key.file.write(FilePlaceholder.contents, ifStillHolding: state),
+          now != .contents(FilePlaceholder.contents)
+        else { return nil }
+        return key.decoded(now)
       }
     }
   }

@@ -210,14 +210,10 @@ extension AppStorageSuite {
       }
       // Watch first, then read, so that no change falls between.
       let token = file.watch { event in
-        // Resuming the iterating task goes through Dispatch, which may start a thread: under the
-        // program's policy (see DeliveryThreads).
-        CurrentThread.withDefaultScheduling {
-          if case let .unwatched(failure) = event {
-            continuation.finish(throwing: failure)
-          } else {
-            deliver(false)
-          }
+        if case let .unwatched(failure) = event {
+          continuation.finish(throwing: failure)
+        } else {
+          deliver(false)
         }
       }
       continuation.onTermination = { _ in token.cancel() }

@@ -62,20 +62,16 @@ extension DiskFile {
   /// that has moved on since is alive, and its events follow: the look is made again later, until
   /// it finds no write under way, or the handle is gone.
   private func scheduleRecheck(busyAt sequence: UInt64, _ onEvent: @escaping @Sendable (FileWatchEvent) -> Void) {
-    // Dispatch may start a thread here, which would inherit a batch policy (the reading thread's;
-    // the pool's threads, which call this, keep the program's, and the wrapper costs nothing).
-    CurrentThread.withDefaultScheduling {
-      // Weak: while other processes write on, the looks go on, and they must not keep a handle
-      // whose watch has ended.
-      DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(10)) { [weak self] in
-        guard let self else { return }
-        let look = lookNow()
-        if look.freshness == .busy, look.sequence != sequence {
-          return scheduleRecheck(busyAt: look.sequence, onEvent)
-        }
-        state.withLock { $0.isRecheckScheduled = false }
-        if look.freshness != .unchanged { onEvent(.replaced) }
+    // Weak: while other processes write on, the looks go on, and they must not keep a handle
+    // whose watch has ended.
+    DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(10)) { [weak self] in
+      guard let self else { return }
+      let look = lookNow()
+      if look.freshness == .busy, look.sequence != sequence {
+        return scheduleRecheck(busyAt: look.sequence, onEvent)
       }
+      state.withLock { $0.isRecheckScheduled = false }
+      if look.freshness != .unchanged { onEvent(.replaced) }
     }
   }
 
