@@ -42,8 +42,12 @@ struct InotifyEvents: OptionSet, Hashable, Sendable {
   /// Watch the path only when it is a directory (`IN_ONLYDIR`).
   static let onlyDirectory = Self(IN_ONLYDIR)
 
-  /// The events that may change what a file name in a directory holds.
-  static let entryChanges: Self = [.closedAfterWriting, .movedFrom, .movedTo, .created, .deleted]
+  /// The events that may change what a file name in a directory holds. Not `IN_CREATE`: a file
+  /// created empty is written next, and its close or its rename into place is what counts, so
+  /// asking for it would wake every watching process once more for each new file (a writer's
+  /// scratch file, a default stored for each key a program opens) for nothing. A watch that waits
+  /// for a directory to appear asks for it (``entryArrivals``).
+  static let entryChanges: Self = [.closedAfterWriting, .movedFrom, .movedTo, .deleted]
   /// The events that tell that a directory's entries appeared or went.
   static let entryArrivals: Self = [.movedFrom, .movedTo, .created, .deleted]
   /// The events that tell that an entry that exists went or was replaced (renamed over).
