@@ -28,12 +28,8 @@ struct ReadingTakenInTests {
 
   @Test(arguments: [LookOccasion.delivery, .catchUp, .load])
   func aReadingOvertakenByTheHandlesOwnWriteIsNotTakenIn(_ occasion: LookOccasion) throws {
-    let directory = try TemporaryDirectory()
-    let target = FilePath(directory.path("value.json"))
-    let watcher = Self.handle(target)
-    let other = Self.handle(target)
-    try Self.write("1\n", through: other)
-    #expect(try watcher.read() == .contents(Data("1\n".utf8)))
+    let (directory, watcher, other) = try Self.twoHandlesThatKnowOne()
+    defer { withExtendedLifetime(directory) {} }
 
     // Another handle writes; the watcher reads it, and before it takes the reading in, writes
     // itself (its transaction brings it up to date first, as a `withLock` does).
@@ -99,6 +95,18 @@ struct ReadingTakenInTests {
     #expect(try await values.next() == CountedDecoding(number: 2))
   }
 
+  /// A temporary directory and two handles of one file in it, which another handle wrote "1"
+  /// to and the first (the watcher) has read.
+  private static func twoHandlesThatKnowOne() throws -> (TemporaryDirectory, watcher: DiskFile, other: DiskFile) {
+    let directory = try TemporaryDirectory()
+    let target = FilePath(directory.path("value.json"))
+    let watcher = handle(target)
+    let other = handle(target)
+    try write("1\n", through: other)
+    #expect(try watcher.read() == .contents(Data("1\n".utf8)))
+    return (directory, watcher, other)
+  }
+
   /// Runs `body` holding `lock`, on this thread.
   private static func holding<R>(_ lock: NSRecursiveLock, _ body: () throws -> R) rethrows -> R {
     lock.lock()
@@ -107,12 +115,8 @@ struct ReadingTakenInTests {
   }
 
   @Test func aReadingWithNothingBetweenIsTakenIn() throws {
-    let directory = try TemporaryDirectory()
-    let target = FilePath(directory.path("value.json"))
-    let watcher = Self.handle(target)
-    let other = Self.handle(target)
-    try Self.write("1\n", through: other)
-    #expect(try watcher.read() == .contents(Data("1\n".utf8)))
+    let (directory, watcher, other) = try Self.twoHandlesThatKnowOne()
+    defer { withExtendedLifetime(directory) {} }
     try Self.write("2\n", through: other)
 
     let reading = watcher.reading(on: .catchUp)
