@@ -77,6 +77,7 @@ final class DeliveryThreads: @unchecked Sendable {
   private let takeoverDelay: UInt64
   private let idleLifetime: TimeInterval
   private let maximumThreads: Int
+
   init(idleLifetime: TimeInterval = 10, maximumThreads: Int = 256, takeoverDelay: Duration = .milliseconds(5)) {
     self.idleLifetime = idleLifetime
     self.maximumThreads = maximumThreads
