@@ -130,34 +130,27 @@ func follow(until last: Int?) -> AnyCancellable {
 
 /// The policies of the library's threads (named `SharedState`), each once, sorted.
 @Sendable func libraryThreadPolicies() -> String {
+  Set(libraryThreads().map { policy(ofTask: $0) }).sorted().joined(separator: ",")
+}
+
+/// The kernel's IDs of the library's threads (named `SharedState`) that run now.
+@Sendable func libraryThreads() -> [Int32] {
   let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
-  let policies = tasks.compactMap { task -> String? in
+  return tasks.compactMap { task -> Int32? in
     let name = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)
-    guard name?.trimmingCharacters(in: .whitespacesAndNewlines) == "SharedState", let id = Int32(task) else {
-      return nil
-    }
-    return policy(ofTask: id)
+    guard name?.trimmingCharacters(in: .whitespacesAndNewlines) == "SharedState" else { return nil }
+    return Int32(task)
   }
-  return Set(policies).sorted().joined(separator: ",")
 }
 
 /// ``libraryThreadPolicies()`` once the reading thread and the one standing by have started, or
 /// after five seconds, whichever comes first.
 @Sendable func settledLibraryThreadPolicies() -> String {
   for _ in 0..<500 {
-    if libraryThreadCount() >= 2 { break }
+    if libraryThreads().count >= 2 { break }
     usleep(10_000)
   }
   return libraryThreadPolicies()
-}
-
-/// How many of the library's threads (named `SharedState`) run now.
-@Sendable func libraryThreadCount() -> Int {
-  let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
-  return tasks.filter { task in
-    let name = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)
-    return name?.trimmingCharacters(in: .whitespacesAndNewlines) == "SharedState"
-  }.count
 }
 
 /// The policy of a thread started from the calling one.

@@ -105,11 +105,7 @@ final class DeliveryThreads: @unchecked Sendable {
 
   /// Runs `registration.deliverPending()` on one of the threads, soon.
   func schedule(_ registration: FileWatchRegistration) {
-    let wake = lock.withLock { () -> Wake in
-      pending.append(registration)
-      return wakeOne()
-    }
-    wake.perform(self)
+    queue(CollectionOfOne(registration))
   }
 
   /// What to do, once `lock` is released, so that one more thread comes to work.
@@ -202,7 +198,7 @@ final class DeliveryThreads: @unchecked Sendable {
   /// this thread no longer reads).
   private func deliverWhileReading(_ ready: [FileWatchRegistration], turn: Int) -> Bool {
     guard let takeover else {
-      queue(ready[...])
+      queue(ready)
       return true
     }
     // With nobody standing by (every thread busy with slow deliveries, and no more allowed), a
@@ -213,7 +209,7 @@ final class DeliveryThreads: @unchecked Sendable {
       return true
     }
     guard mayDeliver else {
-      queue(ready[...])
+      queue(ready)
       return true
     }
     takeover.arm(nanoseconds: takeoverDelay)
@@ -283,7 +279,7 @@ final class DeliveryThreads: @unchecked Sendable {
   }
 
   /// Queues `registrations` for the pool, waking as many threads.
-  private func queue(_ registrations: ArraySlice<FileWatchRegistration>) {
+  private func queue(_ registrations: some Collection<FileWatchRegistration>) {
     guard !registrations.isEmpty else { return }
     let wakes = lock.withLock { () -> [Wake] in
       pending.append(contentsOf: registrations)
