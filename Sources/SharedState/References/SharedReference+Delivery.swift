@@ -61,7 +61,7 @@ extension SharedReference {
     for entry in batch.entries {
       switch entry {
       case let .value(sequence, _, carriesValue):
-        registrar.withMutation(of: self, keyPath: valuePath) {}
+        if observationInterest.wasRead(.value) { registrar.withMutation(of: self, keyPath: valuePath) {} }
         if carriesValue {
           batch.listeners?.deliver(batch.values[valueIndex], committedAs: sequence)
           valueIndex += 1
@@ -80,9 +80,12 @@ extension SharedReference {
 
   private func announce(_ property: ObservedProperty) {
     switch property {
-    case .isLoading: registrar.withMutation(of: self, keyPath: isLoadingPath) {}
-    case .loadError: registrar.withMutation(of: self, keyPath: loadErrorPath) {}
-    case .saveError: registrar.withMutation(of: self, keyPath: saveErrorPath) {}
+    case .isLoading:
+      if observationInterest.wasRead(.isLoading) { registrar.withMutation(of: self, keyPath: isLoadingPath) {} }
+    case .loadError:
+      if observationInterest.wasRead(.loadError) { registrar.withMutation(of: self, keyPath: loadErrorPath) {} }
+    case .saveError:
+      if observationInterest.wasRead(.saveError) { registrar.withMutation(of: self, keyPath: saveErrorPath) {} }
     }
   }
 }

@@ -47,6 +47,8 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
   /// is not thread-safe: it is only used holding `lock`.
   private lazy var crossProcessKey: (any CrossProcessKey<Value>)? = key as? any CrossProcessKey<Value>
   let registrar = ObservationRegistrar()
+  /// The properties read through `registrar`: only their changes are announced to it.
+  let observationInterest = ObservationInterest()
   // Made once per value type: forming a key path into a generic class resolves its type at run
   // time, which would otherwise happen on every read and write (or, stored here, cost four
   // objects per reference).
@@ -151,6 +153,7 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
   // MARK: Reading
 
   var value: Value {
+    observationInterest.noteRead(.value)
     registrar.access(self, keyPath: valuePath)
     return lock.withLock { storedValue }
   }
@@ -160,16 +163,19 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
   var keyDescription: String? { key.map { String(describing: $0) } }
 
   var isLoading: Bool {
+    observationInterest.noteRead(.isLoading)
     registrar.access(self, keyPath: isLoadingPath)
     return lock.withLock { storedIsLoading }
   }
 
   var loadError: (any Error)? {
+    observationInterest.noteRead(.loadError)
     registrar.access(self, keyPath: loadErrorPath)
     return lock.withLock { storedLoadError }
   }
 
   var saveError: (any Error)? {
+    observationInterest.noteRead(.saveError)
     registrar.access(self, keyPath: saveErrorPath)
     return lock.withLock { storedSaveError }
   }
