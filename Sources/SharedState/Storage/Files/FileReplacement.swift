@@ -25,6 +25,8 @@ final class FileReplacement {
   var atTarget: OpenInode?
   /// The descriptor on the inode at the scratch name, when this process has one open.
   var atScratch: OpenInode?
+  /// Whether this process has replaced the target before (see ``replaceTarget(with:scratch:durability:closingEachTime:exclusively:)``).
+  private var hasReplaced = false
 
   init(paths: CompanionPaths, filePermissions: FilePermissions, keepsDescriptors: Bool) {
     self.paths = paths
@@ -75,7 +77,13 @@ final class FileReplacement {
       scratch.size = Int64(data.count)
       if atScratch != nil { atScratch = scratch }
       if durability == .flushedToDisk { try descriptor.synchronize() }
-      if !keepsDescriptors || closingEachTime {
+      // A first write closes what it wrote before the exchange too: closed after it (at the
+      // latest when the process ends), that descriptor would tell every watcher IN_CLOSE_WRITE
+      // at the target name, a write in place, which each answers with a full read. Closed here,
+      // the close is at the scratch name, which watchers ignore: a program that writes once
+      // (`shared-state set`) wakes each watcher once. One that writes on keeps its descriptors
+      // from its second write, for one more `open` in all.
+      if !keepsDescriptors || closingEachTime || !hasReplaced {
         atScratch = nil
         try descriptor.closeReportingFailure()
       }
@@ -90,11 +98,17 @@ final class FileReplacement {
     } else {
       replacedExisting = try exchangeIntoPlace()
     }
+    hasReplaced = true
     let keptScratch = atScratch
     if !replacedExisting { atTarget?.descriptor.closeIgnoringFailure() }
     atScratch = replacedExisting ? atTarget : nil
     atTarget = keptScratch
     var identity = (try keptScratch?.descriptor.status() ?? paths.target.entryStatus()).identity
+    // Looked up by name (the written descriptor is closed): another inode there is a file a
+    // program that takes no lock renamed in since the exchange. The identity then names the
+    // written inode, so that the next look takes that file for a change.
+    identity.device = scratch.device
+    identity.inode = scratch.inode
     // A program that takes no lock may have written the file in place since the exchange (a
     // shell's `>` on the name just given); the status then describes its contents, not these.
     // The identity keeps this write's size, so that no look takes that file for this write.
