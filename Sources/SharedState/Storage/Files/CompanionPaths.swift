@@ -77,8 +77,8 @@ final class CompanionPaths: Sendable {
   }
 
   /// The suffixes of companion file names, for code that lists a directory.
-  static let lockSuffix = ".sharedstate-lock"
-  static let scratchSuffix = ".sharedstate-scratch"
+  static var lockSuffix: String { lockSuffixLiteral.description }
+  static var scratchSuffix: String { scratchSuffixLiteral.description }
 
   /// - Parameters:
   ///   - target: An absolute, lexically normal path with a file name.
@@ -103,18 +103,17 @@ final class CompanionPaths: Sendable {
   static func isCompanion(systemName name: UnsafePointer<CChar>) -> Bool {
     guard name.pointee == CChar(UInt8(ascii: ".")) else { return false }
     let length = strlen(name)
-    return endsWith(name, length, lockSuffixBytes) || endsWith(name, length, scratchSuffixBytes)
+    return endsWith(name, length, lockSuffixLiteral) || endsWith(name, length, scratchSuffixLiteral)
   }
 
-  private static let lockSuffixBytes = Array(lockSuffix.utf8)
-  private static let scratchSuffixBytes = Array(scratchSuffix.utf8)
+  /// The suffixes as literals: their bytes need no `swift_once` and no array (the reader asks
+  /// this of every event's name).
+  private static var lockSuffixLiteral: StaticString { ".sharedstate-lock" }
+  private static var scratchSuffixLiteral: StaticString { ".sharedstate-scratch" }
 
-  private static func endsWith(_ name: UnsafePointer<CChar>, _ length: Int, _ suffix: [UInt8]) -> Bool {
-    guard length >= suffix.count else { return false }
-    let start = length - suffix.count
-    for (offset, byte) in suffix.enumerated() where UInt8(bitPattern: name[start + offset]) != byte {
-      return false
-    }
-    return true
+  private static func endsWith(_ name: UnsafePointer<CChar>, _ length: Int, _ suffix: StaticString) -> Bool {
+    let count = suffix.utf8CodeUnitCount
+    guard length >= count else { return false }
+    return memcmp(name + (length - count), suffix.utf8Start, count) == 0
   }
 }

@@ -27,11 +27,13 @@ import SystemPackage
 /// access goes through atomics or is validated by the seqlock, and it is never unmapped while the
 /// page lives.
 final class CoordinationPage: @unchecked Sendable {
+  // Computed, not stored: a stored `static let` goes through `swift_once` at each use, and the
+  // reader's look uses them on every event.
   /// The length of the mapping and the size the lock file is grown to.
-  static let length = 4096
-  static let contentsOffset = 128
+  static var length: Int { 4096 }
+  static var contentsOffset: Int { 128 }
   /// The most bytes of contents the page holds.
-  static let contentsCapacity = length - contentsOffset
+  static var contentsCapacity: Int { length - contentsOffset }
 
   private let base: UnsafeMutableRawPointer
 
