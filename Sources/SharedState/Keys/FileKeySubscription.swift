@@ -62,6 +62,11 @@ final class FileKeySubscription<Value: Sendable>: Sendable {
     token?.cancel()
   }
 
+  // Compiled for the commonest setting types as well (see ``SharedReference/deliverPendingChanges()``).
+  @_specialize(where Value == Int)
+  @_specialize(where Value == Bool)
+  @_specialize(where Value == Double)
+  @_specialize(where Value == String)
   private func handle(_ event: FileWatchEvent) {
     switch event {
     case .replaced, .writtenInPlace:

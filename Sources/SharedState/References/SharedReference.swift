@@ -191,6 +191,11 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
 
   // MARK: Writing
 
+  // Compiled for the commonest setting types too (see ``deliverPendingChanges()``): the write path.
+  @_specialize(where Value == Int, R == Void)
+  @_specialize(where Value == Bool, R == Void)
+  @_specialize(where Value == Double, R == Void)
+  @_specialize(where Value == String, R == Void)
   func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
     try changing {
       // A nested `withLock` on the same state runs inside the outer transaction.
