@@ -42,43 +42,48 @@ final class InotifyReader: @unchecked Sendable {
 
   // MARK: Reading thread only
 
+  // Unchecked exclusivity: only the reading thread touches these, inside `readEvents()` (checked
+  // in debug builds), and no access to one of them overlaps another access to it. Checked, every
+  // access cost a look-up of the thread's access set (about 1.5 % of a watching process's CPU
+  // per change, in `perf`).
+
   /// The library's inotify descriptor, while it is started.
-  private var libraryDescriptor: FileDescriptor?
-  private var hasStartedBefore = false
-  private var wakeDescriptor: WatchDescriptor?
-  private var plan = WatchPlan(wanted: [], exists: { _ in false }) {
+  @exclusivity(unchecked) private var libraryDescriptor: FileDescriptor?
+  @exclusivity(unchecked) private var hasStartedBefore = false
+  @exclusivity(unchecked) private var wakeDescriptor: WatchDescriptor?
+  @exclusivity(unchecked) private var plan = WatchPlan(wanted: [], exists: { _ in false }) {
     didSet { forgetLearntKeys() }
   }
-  private var appliedRevision = -1
-  private var watches: [FilePath: ActiveWatch] = [:]
-  private var pathsByDescriptor: [WatchDescriptor: FilePath] = [:] {
+  @exclusivity(unchecked) private var appliedRevision = -1
+  @exclusivity(unchecked) private var watches: [FilePath: ActiveWatch] = [:]
+  @exclusivity(unchecked) private var pathsByDescriptor: [WatchDescriptor: FilePath] = [:] {
     didSet { forgetLearntKeys() }
   }
   /// The names each watch guards (see ``WatchPlan/isGuarded(_:in:)``), `nil` when it guards
   /// none, learnt at its first event as ``routingKeys`` are.
-  private var guardedNamesByDescriptor: [WatchDescriptor: Set<String>?] = [:]
+  @exclusivity(unchecked) private var guardedNamesByDescriptor: [WatchDescriptor: Set<String>?] = [:]
   /// The key each watch's files' events are routed by, `nil` when they do not count (its path
   /// is no watched directory of the plan), learnt at its first event: asking the plan and
   /// keying the path both hash the path, on every event.
-  private var routingKeys: [WatchDescriptor: PathKey?] = [:]
+  @exclusivity(unchecked) private var routingKeys: [WatchDescriptor: PathKey?] = [:]
   /// The watch that served each wanted directory when last planned, to tell which ones changed.
-  private var servingWatches: [FilePath: WatchDescriptor?] = [:]
-  private var mustReplan = false
+  @exclusivity(unchecked) private var servingWatches: [FilePath: WatchDescriptor?] = [:]
+  @exclusivity(unchecked) private var mustReplan = false
   /// Whether an event was read since the plan was last applied.
-  private var hasReadSincePlan = true
+  @exclusivity(unchecked) private var hasReadSincePlan = true
   /// Paths under which a wanted directory appeared, went or was replaced since the last plan:
   /// it may have held files, changed, in between, unseen.
-  private var disturbedPaths: Set<FilePath> = []
-  private var failures: [FilePath: WatchFailure] = [:]
-  private var backoff = RetryBackoff()
-  private var retryDue: Date?
-  private var pace = ReadingPace()
+  @exclusivity(unchecked) private var disturbedPaths: Set<FilePath> = []
+  @exclusivity(unchecked) private var failures: [FilePath: WatchFailure] = [:]
+  @exclusivity(unchecked) private var backoff = RetryBackoff()
+  @exclusivity(unchecked) private var retryDue: Date?
+  @exclusivity(unchecked) private var pace = ReadingPace()
   /// Where the library kept the event it returned last (see ``InotifyTools/nextEvent(lastPlace:)``).
-  private var lastPlace: UInt = 0
+  @exclusivity(unchecked) private var lastPlace: UInt = 0
   /// The file events routed since the library last read from the kernel: a look made for one of
   /// them answers for the same event of the same file later in that read, which was queued
   /// before it (a write's exchange raises two events on the file's name; a burst, many).
-  private var routedInRead: [RoutedEvent] = []
+  @exclusivity(unchecked) private var routedInRead: [RoutedEvent] = []
 
   private struct RoutedEvent: Equatable {
     let descriptor: WatchDescriptor
