@@ -96,6 +96,12 @@ private final class SharedPublisherSubscription<Input>: Subscription, Sendable {
     repointing?.cancel()
   }
 
+  // Compiled for the commonest setting types too, as the reference's delivery that calls it
+  // (see `SharedReference.deliverPendingChanges()`).
+  @_specialize(where Input == Int)
+  @_specialize(where Input == Bool)
+  @_specialize(where Input == Double)
+  @_specialize(where Input == String)
   private func deliver(_ value: S.Input) {
     delivering.withLock {
       let subscriber: S? = state.withLock { state in
