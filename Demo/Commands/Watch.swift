@@ -159,7 +159,7 @@ struct Watch: AsyncParsableCommand {
     let seen = Mutex(-1)
     let changes = self.changes
     let printing = shared.publisher.sink { value in
-      Output.line("\(Output.unixNanoseconds()) \(text(value))")
+      Output.line(stampedAt: Output.unixNanoseconds(), text(value))
       let count = seen.withLock { seen in
         seen += 1
         return seen
