@@ -15,7 +15,8 @@
 #               makes for each batch, and the page). The file, the app-storage key and the
 #               floors all write one path (the suite's file). Each figure is
 #               the median of --repeat runs, the kinds interleaved; ratios are to SQLite's median
-#               of the same run, and "noise" is the spread of SQLite's own runs around it
+#               of the same run, and "noise" is the spread of SQLite's own runs around it; the
+#               last column ("/watch") is SharedState's median over C watching's
 #   latency     from a write in one process to the change seen in another: p50, p99, max over
 #               --pings writes, for a file and for an app-storage key
 #   both again with the fsync durability setting (SQLite: synchronous=FULL)
@@ -157,8 +158,8 @@ report() {
   [ -n "$fsync" ] && durability=fsync
   echo
   echo "== $label: $where ($(df -T "$where" | awk 'NR == 2 { print $2 }'))${fsync:+, fsync (SQLite synchronous=FULL)}, median of $repeat"
-  printf "%-9s %-6s %10s %10s %6s %10s %6s %11s %6s %6s\n" processes kind "ours/s" "SQLite/s" ratio \
-    "C floor/s" floor "C watch/s" floor noise
+  printf "%-9s %-6s %10s %10s %6s %10s %6s %11s %6s %6s %8s\n" processes kind "ours/s" "SQLite/s" ratio \
+    "C floor/s" floor "C watch/s" floor noise "/watch"
   for processes in $process_counts; do
     local -a sqlite=() c=() cw=() file=() app=()
     for _ in $(seq "$repeat"); do
@@ -187,9 +188,9 @@ report() {
     for kind in file app; do
       local ours
       if [ "$kind" = file ]; then ours=$(median "${file[@]}"); else ours=$(median "${app[@]}"); fi
-      printf "%-9s %-6s %10s %10s %6s %10s %6s %11s %6s %6s\n" "$processes" "$kind" "$ours" "$s_median" \
+      printf "%-9s %-6s %10s %10s %6s %10s %6s %11s %6s %6s %7s\n" "$processes" "$kind" "$ours" "$s_median" \
         "$(ratio "$ours" "$s_median")" "$c_median" "$(ratio "$c_median" "$s_median")" \
-        "$cw_median" "$(ratio "$cw_median" "$s_median")" "$noise"
+        "$cw_median" "$(ratio "$cw_median" "$s_median")" "$noise" "$(ratio "$ours" "$cw_median")"
     done
   done
   [ "$only_throughput" = yes ] && return
