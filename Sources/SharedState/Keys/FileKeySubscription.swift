@@ -121,6 +121,9 @@ final class FileKeySubscription<Value: Sendable>: Sendable {
   /// knows is always what the reference holds.
   private func deliver(on occasion: LookOccasion, isOwnChange: Bool = false) {
     let file = key.file
+    // Left to a `withLock` of this key's under way, which holds the reference's lock meanwhile
+    // (see ``StoredFile/deferToTransaction()``).
+    if occasion == .delivery, file.deferToTransaction() { return }
     var gone: FileState?
     for _ in 0..<Self.readsOutsideTheLock {
       let reading = file.reading(on: occasion)
@@ -133,6 +136,8 @@ final class FileKeySubscription<Value: Sendable>: Sendable {
       }
       // Decoded before the lock is taken: the key's decoder is the program's code.
       let decoded = key.decodedRead { try reading.found.get() }
+      // Asked again: a `withLock` may have begun while the file was read.
+      if occasion == .delivery, file.deferToTransaction() { return }
       var isTaken = false
       yield(isOwnChange: isOwnChange) {
         guard file.takeIn(reading) else { return nil }

@@ -25,6 +25,10 @@ final class DiskFile: StoredFile, Sendable {
     var admitted: Freshness?
     /// Whether a re-check of a change seen while a write was under way is scheduled.
     var isRecheckScheduled = false
+    /// This handle's transactions begun (waiting for the lock or holding it) and not ended.
+    var transactionsUnderWay = 0
+    /// Whether a delivery was left to one of them (see ``DiskFile/deferToTransaction()``).
+    var hasDeferredDelivery = false
   }
 
   /// - Parameters:
@@ -131,6 +135,51 @@ final class DiskFile: StoredFile, Sendable {
       defer { state.admitted = nil }
       return (state.admitted, state.knowledge)
     }
+  }
+
+  /// Whether the delivery of a change made elsewhere can be left to a transaction of this
+  /// handle's under way (a `withLock` waiting for the path's lock, or holding it), rather than
+  /// wait for the reference's lock, which that `withLock` holds meanwhile: its refresh, made once
+  /// it holds the path's lock, takes in every write made before, and it ends before another can
+  /// be made. When it does, the delivery is noted: a transaction that ends without writing (the
+  /// body changed nothing, or the lock could not be taken) has it made then, on the pool, so that
+  /// a file a program that takes no lock renamed in meanwhile is not missed.
+  ///
+  /// (Waiting for that lock, the reading thread of a process that increments a key, as three
+  /// others do, blocked on most changes it delivered, and a standing-by thread took over.)
+  func deferToTransaction() -> Bool {
+    state.withLock { state in
+      guard state.transactionsUnderWay > 0 else { return false }
+      state.hasDeferredDelivery = true
+      // What the event's look found is old once the transaction has looked.
+      state.admitted = nil
+      return true
+    }
+  }
+
+  /// Counts a transaction of this handle's, from before it waits for the lock.
+  func transactionBegins() {
+    state.withLock { $0.transactionsUnderWay += 1 }
+  }
+
+  /// Counts a transaction's end, before it releases the lock (a write made after finds no
+  /// transaction to defer to); when a delivery left to it still has to be made, posts it.
+  ///
+  /// - Parameter hasWritten: Whether the transaction wrote: everything before its end was then
+  ///   taken in or replaced.
+  func transactionEnds(hasWritten: Bool) -> Bool {
+    state.withLock { state in
+      state.transactionsUnderWay -= 1
+      if hasWritten { state.hasDeferredDelivery = false }
+      guard state.transactionsUnderWay == 0, state.hasDeferredDelivery else { return false }
+      state.hasDeferredDelivery = false
+      return true
+    }
+  }
+
+  /// Makes the delivery that ``transactionEnds(hasWritten:)`` said is still to be made.
+  func deliverDeferred() {
+    DirectoryWatcher.shared.post(.replaced, toFile: resources.paths.name, in: resources.paths.directory)
   }
 
   func beginTransaction() -> any FileTransaction {

@@ -10,13 +10,22 @@ final class DiskFileTransaction: FileTransaction {
   let readFailure: (any Error)?
   /// The entry at the target name, as the refresh or the last commit left it.
   private var target: Result<EntryStatus?, any Error>
+  /// Whether a commit wrote.
+  private var hasWritten = false
 
   /// Takes the lock and brings the handle up to date.
   ///
   /// - Throws: Why the lock could not be taken; nothing is held then.
   init(file: DiskFile) throws {
     self.file = file
-    let refresh = try file.resources.beginTransaction(file.known, limit: file.maximumReadSize)
+    file.transactionBegins()
+    let refresh: PathResources.Refresh
+    do {
+      refresh = try file.resources.beginTransaction(file.known, limit: file.maximumReadSize)
+    } catch {
+      if file.transactionEnds(hasWritten: false) { file.deliverDeferred() }
+      throw error
+    }
     file.remember(refresh.knowledge)
     change = refresh.change
     if case let .failure(error) = refresh.change { readFailure = error } else { readFailure = nil }
@@ -40,6 +49,7 @@ final class DiskFileTransaction: FileTransaction {
     // process that wakes for the write's events then finds it known, and delivers nothing.
     file.remember(written)
     file.resources.publish(written, announced)
+    hasWritten = true
     target = .success(nil)
     try unflushed?.flush()
   }
@@ -47,7 +57,9 @@ final class DiskFileTransaction: FileTransaction {
   func end() {
     guard isHeld else { return }
     isHeld = false
+    let mustDeliver = file.transactionEnds(hasWritten: hasWritten)
     file.resources.endTransaction()
+    if mustDeliver { file.deliverDeferred() }
   }
 
   deinit {

@@ -28,6 +28,11 @@ protocol StoredFile: AnyObject, Sendable {
   /// leaves it, and returns `false`: the caller reads again.
   func takeIn(_ reading: FileReading) -> Bool
 
+  /// Whether the delivery of a change made elsewhere is left to a transaction of this handle's
+  /// under way, which takes it in; the handle makes it later itself if that transaction ends
+  /// without writing (see ``DiskFile/deferToTransaction()``).
+  func deferToTransaction() -> Bool
+
   /// Begins a transaction: no other thread or process that uses this library writes the file
   /// until it ends, and the transaction says what changed since this handle last read or wrote.
   ///

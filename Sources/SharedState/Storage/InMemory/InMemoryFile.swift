@@ -57,6 +57,9 @@ final class InMemoryFile: StoredFile, Sendable {
     lastState.withLock { $0 = kept }
   }
 
+  /// Never: an in-memory file's transaction does not wait for another process.
+  func deferToTransaction() -> Bool { false }
+
   func beginTransaction() -> any FileTransaction {
     InMemoryFileTransaction(file: self)
   }

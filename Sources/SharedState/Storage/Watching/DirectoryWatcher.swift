@@ -318,6 +318,13 @@ final class DirectoryWatcher: @unchecked Sendable {
     return registrations.filter { $0.offer(event) }
   }
 
+  /// Posts `event` to the registrations of the file `name` in `directory` (an absolute, lexically
+  /// normal path), for delivery on the pool.
+  func post(_ event: FileWatchEvent, toFile name: String, in directory: FilePath) {
+    guard let registrations = lock.withLock({ directories[PathKey(directory)]?.files[name] }) else { return }
+    for registration in registrations { registration.post(event) }
+  }
+
   /// Has every registration compare with the disk: events were lost.
   func resynchronizeAll() {
     let all = lock.withLock { directories.values.flatMap { $0.files.values.joined() } }

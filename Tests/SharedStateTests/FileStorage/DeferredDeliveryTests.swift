@@ -1,0 +1,62 @@
+import Dependencies
+import DependenciesTestSupport
+import Foundation
+import SystemPackage
+import Testing
+
+@testable import SharedState
+
+/// A delivery of a change made elsewhere that finds a `withLock` of its key under way (waiting
+/// for the path's lock, or holding it) leaves the change to that transaction, whose refresh takes
+/// it in, rather than wait for the reference's lock, which the `withLock` holds meanwhile.
+@Suite("File storage: a delivery left to a transaction under way")
+struct DeferredDeliveryTests {
+  private static func handle(_ target: FilePath) -> DiskFile {
+    DiskFile(
+      path: target, durability: .atomic, filePermissions: [.ownerReadWrite],
+      directoryPermissions: [.ownerReadWriteExecute], maximumReadSize: FileStorage.defaultMaximumReadSize
+    )
+  }
+
+  /// Only while a transaction is under way.
+  @Test func aDeliveryIsLeftOnlyToATransactionUnderWay() throws {
+    let directory = try TemporaryDirectory()
+    let file = Self.handle(FilePath(directory.path("value.json")))
+    #expect(!file.deferToTransaction())
+    let transaction = file.beginTransaction()
+    #expect(file.deferToTransaction())
+    try transaction.commit(.contents(Data("1\n".utf8)))
+    transaction.end()
+    #expect(!file.deferToTransaction())
+  }
+
+  /// A `withLock` that changes nothing has the delivery left to it made all the same: the
+  /// change it deferred may be a file that a program taking no lock renamed in after the
+  /// transaction's refresh, which nothing else would deliver.
+  @Test(.dependency(\.defaultFileStorage, .fileSystem))
+  func aWithLockThatChangesNothingHasTheDeliveryMade() async throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("value.json")
+    let key = FileStorageKey<Int>.fileStorage(URL(fileURLWithPath: path))
+    let file = try #require(key.file as? DiskFile)
+    @Shared(key) var value = 0
+    $value.withLock { $0 = 1 }
+    let values = AsyncQueue($value.values)
+    #expect(try await values.next() == 1)
+    try await waitUntilWatched(path)
+
+    let deferred = $value.withLock { _ in
+      // A program that takes no lock renames a file in while the transaction holds the lock.
+      let other = directory.path("other.json")
+      FileManager.default.createFile(atPath: other, contents: Data("5".utf8))
+      rename(other, path)
+      // Its event's delivery finds the transaction under way and leaves the change to it.
+      let deadline = Date().addingTimeInterval(60)
+      while !file.state.withLock({ $0.hasDeferredDelivery }), Date() < deadline { usleep(1000) }
+      return file.state.withLock { $0.hasDeferredDelivery }
+    }
+    try #require(deferred, "the delivery was left to the transaction")
+    // The body changed nothing, so nothing was written: the delivery is made after the end.
+    #expect(try await values.next(seconds: 60) { $0 == 5 } == 5)
+  }
+}
