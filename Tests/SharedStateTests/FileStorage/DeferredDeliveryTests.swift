@@ -11,17 +11,10 @@ import Testing
 /// it in, rather than wait for the reference's lock, which the `withLock` holds meanwhile.
 @Suite("File storage: a delivery left to a transaction under way")
 struct DeferredDeliveryTests {
-  private static func handle(_ target: FilePath) -> DiskFile {
-    DiskFile(
-      path: target, durability: .atomic, filePermissions: [.ownerReadWrite],
-      directoryPermissions: [.ownerReadWriteExecute], maximumReadSize: FileStorage.defaultMaximumReadSize
-    )
-  }
-
   /// Only while a transaction is under way.
   @Test func aDeliveryIsLeftOnlyToATransactionUnderWay() throws {
     let directory = try TemporaryDirectory()
-    let file = Self.handle(FilePath(directory.path("value.json")))
+    let file = DiskFile.forTesting(FilePath(directory.path("value.json")))
     #expect(!file.deferToTransaction())
     let transaction = file.beginTransaction()
     #expect(file.deferToTransaction())

@@ -18,8 +18,8 @@ struct LargeValueKnowledgeTests {
   @Test func aHandleKeepsNoCopyOfALargeFilesBytes() throws {
     let directory = try TemporaryDirectory()
     let target = FilePath(directory.path("value.json"))
-    let watcher = Self.handle(target)
-    let writer = Self.handle(target)
+    let watcher = DiskFile.forTesting(target)
+    let writer = DiskFile.forTesting(target)
     let first = Self.contents(length: 1 << 20, changedAt: nil)
     let second = Self.contents(length: 1 << 20, changedAt: 1 << 19)
 
@@ -44,8 +44,8 @@ struct LargeValueKnowledgeTests {
   @Test func aChangeThatKeepsTheLengthIsSeenAndARewriteOfTheSameBytesIsNot() throws {
     let directory = try TemporaryDirectory()
     let target = FilePath(directory.path("value.json"))
-    let watcher = Self.handle(target)
-    let writer = Self.handle(target)
+    let watcher = DiskFile.forTesting(target)
+    let writer = DiskFile.forTesting(target)
     let one = Self.contents(length: 300_000, changedAt: nil)
     // One byte apart, in the middle, then at the very end.
     let two = Self.contents(length: 300_000, changedAt: 150_000)
@@ -87,7 +87,7 @@ struct LargeValueKnowledgeTests {
   @Test func aConditionalWriteComparesWithTheLargeFileAndReturnsItsBytes() throws {
     let directory = try TemporaryDirectory()
     let target = FilePath(directory.path("value.json"))
-    let file = Self.handle(target)
+    let file = DiskFile.forTesting(target)
     let held = Self.contents(length: 200_000, changedAt: nil)
     let other = Self.contents(length: 200_000, changedAt: 100_000)
     try Self.replace(target, with: held, in: directory)
@@ -143,7 +143,7 @@ struct LargeValueKnowledgeTests {
     large[0] = UInt8(ascii: "a")
     large[large.count - 1] = UInt8(ascii: "z")
     try Self.replace(target, with: large, in: directory)
-    guard case var .contents(read) = try Self.handle(target).read() else {
+    guard case var .contents(read) = try DiskFile.forTesting(target).read() else {
       Issue.record("no contents read")
       return
     }
@@ -162,13 +162,6 @@ struct LargeValueKnowledgeTests {
   }
 
   // MARK: Helpers
-
-  private static func handle(_ target: FilePath) -> DiskFile {
-    DiskFile(
-      path: target, durability: .atomic, filePermissions: [.ownerReadWrite],
-      directoryPermissions: [.ownerReadWriteExecute], maximumReadSize: FileStorage.defaultMaximumReadSize
-    )
-  }
 
   /// `length` bytes of `x`, one of them a `y` when `changedAt` says where.
   private static func contents(length: Int, changedAt: Int?) -> Data {

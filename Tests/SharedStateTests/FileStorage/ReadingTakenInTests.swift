@@ -13,13 +13,6 @@ import Testing
 /// reference never received (a lost update).
 @Suite("File storage: a reading is taken in only if nothing came between")
 struct ReadingTakenInTests {
-  private static func handle(_ target: FilePath) -> DiskFile {
-    DiskFile(
-      path: target, durability: .atomic, filePermissions: [.ownerReadWrite],
-      directoryPermissions: [.ownerReadWriteExecute], maximumReadSize: FileStorage.defaultMaximumReadSize
-    )
-  }
-
   private static func write(_ text: String, through file: DiskFile) throws {
     let transaction = file.beginTransaction()
     defer { transaction.end() }
@@ -79,7 +72,7 @@ struct ReadingTakenInTests {
     let values = AsyncQueue($value.values)
     #expect(try await values.next() == CountedDecoding(number: 1))
     let reference = try #require($value.projection as? SharedReference<CountedDecoding>)
-    let writer = Self.handle(FilePath(path))
+    let writer = DiskFile.forTesting(FilePath(path))
 
     let decodedMeanwhile = try Self.holding(reference.lock) {
       let before = CountedDecoding.decodings.withLock { $0 }
@@ -100,8 +93,8 @@ struct ReadingTakenInTests {
   private static func twoHandlesThatKnowOne() throws -> (TemporaryDirectory, watcher: DiskFile, other: DiskFile) {
     let directory = try TemporaryDirectory()
     let target = FilePath(directory.path("value.json"))
-    let watcher = handle(target)
-    let other = handle(target)
+    let watcher = DiskFile.forTesting(target)
+    let other = DiskFile.forTesting(target)
     try write("1\n", through: other)
     #expect(try watcher.read() == .contents(Data("1\n".utf8)))
     return (directory, watcher, other)
