@@ -163,10 +163,12 @@ final class DiskFile: StoredFile, Sendable {
   }
 
   /// Counts a transaction's end, before it releases the lock (a write made after finds no
-  /// transaction to defer to); when a delivery left to it still has to be made, posts it.
+  /// transaction to defer to).
   ///
   /// - Parameter hasWritten: Whether the transaction wrote: everything before its end was then
   ///   taken in or replaced.
+  /// - Returns: Whether a delivery left to the transactions is still to be made: the caller
+  ///   makes it with ``deliverDeferred()`` once the lock is released.
   func transactionEnds(hasWritten: Bool) -> Bool {
     state.withLock { state in
       state.transactionsUnderWay -= 1
