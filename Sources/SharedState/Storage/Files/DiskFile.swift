@@ -180,8 +180,13 @@ final class DiskFile: StoredFile, Sendable {
   }
 
   /// Makes the delivery that ``transactionEnds(hasWritten:)`` said is still to be made.
+  ///
+  /// As a write in place, the stronger of the two events a deferred delivery may have been for
+  /// (it absorbs a replacement): its delivery reads what the file holds now rather than trust the
+  /// look an event is admitted by, so a write in place that the deferral passed over is read as
+  /// its own event would have had it read.
   func deliverDeferred() {
-    DirectoryWatcher.shared.post(.replaced, toFile: resources.paths.name, in: resources.paths.directory)
+    DirectoryWatcher.shared.post(.writtenInPlace, toFile: resources.paths.name, in: resources.paths.directory)
   }
 
   func beginTransaction() -> any FileTransaction {
