@@ -11,11 +11,12 @@ struct InotifyEvents: OptionSet, Hashable, Sendable {
     self.rawValue = rawValue
   }
 
-  // The sets below are computed, not stored: a stored `static let` is initialized lazily, and
-  // every use in the reader's path (each event) would go through `swift_once`.
   private init(_ flag: Int32) {
     rawValue = UInt32(bitPattern: flag)
   }
+
+  // The sets below are computed, not stored: a stored `static let` is initialized lazily, and
+  // every use in the reader's path (each event) would go through `swift_once`.
 
   /// A file was modified (`IN_MODIFY`).
   static var modified: Self { Self(IN_MODIFY) }
