@@ -19,13 +19,17 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
   let lock = NSRecursiveLock()
   /// How deep the thread that holds `lock` is in ``changing(_:)``: only the outermost level
   /// delivers, once the lock is really released.
-  var changeDepth = 0
-  private var storedValue: Value
+  // Unchecked exclusivity (also `storedValue` and `outbox`): touched only with `lock` held, and
+  // no access to one of them spans a call that could access it again (a `withLock` body works on
+  // a copy). Checked, the accesses of every delivered change cost look-ups of the thread's
+  // access set.
+  @exclusivity(unchecked) var changeDepth = 0
+  @exclusivity(unchecked) private var storedValue: Value
   private var storedIsLoading = false
   private var storedLoadError: (any Error)?
   private var storedSaveError: (any Error)?
   /// Changes committed and not yet delivered, and the listeners to deliver them to.
-  var outbox = ChangeOutbox<Value>()
+  @exclusivity(unchecked) var outbox = ChangeOutbox<Value>()
   private var subscription: SharedSubscription?
   /// The cross-process transaction of the `withLock` running now (on the thread that holds
   /// `lock`): saves made inside it commit through it instead of beginning their own.

@@ -135,7 +135,7 @@ private final class TwelveEvents: Sendable {
 
   var allRead: Bool { handedOut.withLock { $0 } == registrations.count }
 
-  func readEvents() -> [FileWatchRegistration] {
+  func readEvents() -> ReadyRegistrations {
     let next = handedOut.withLock { count -> FileWatchRegistration? in
       guard count < registrations.count else { return nil }
       defer { count += 1 }

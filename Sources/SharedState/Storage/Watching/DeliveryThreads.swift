@@ -63,7 +63,7 @@ final class DeliveryThreads: @unchecked Sendable {
   /// Signals of `idleThreads` that no thread has taken yet.
   private var wakeups = 0
   /// One turn of the reader, once the reading thread was started.
-  private var readEvents: (@Sendable () -> [FileWatchRegistration])?
+  private var readEvents: (@Sendable () -> ReadyRegistrations)?
   /// Counts the hand-overs of reading: the reading thread is the one whose turn this is.
   private var readingTurn = 0
   /// The turn of the reading thread while it delivers (its timer armed); `nil` otherwise.
@@ -92,7 +92,7 @@ final class DeliveryThreads: @unchecked Sendable {
   ///   the next event (or for something else to do, such as watching a new directory), acts on
   ///   it, and returns the registrations whose events must now be delivered (see
   ///   ``FileWatchRegistration/enqueue(_:)``). Only the reading thread calls it.
-  func startReading(_ readEvents: @escaping @Sendable () -> [FileWatchRegistration]) {
+  func startReading(_ readEvents: @escaping @Sendable () -> ReadyRegistrations) {
     lock.withLock {
       precondition(self.readEvents == nil, "the watcher's events are read once per process")
       self.readEvents = readEvents
@@ -165,7 +165,7 @@ final class DeliveryThreads: @unchecked Sendable {
   }
 
   /// A thread that reads or stands by, from `role` on.
-  private func run(_ readEvents: @escaping @Sendable () -> [FileWatchRegistration], as role: Role) {
+  private func run(_ readEvents: @escaping @Sendable () -> ReadyRegistrations, as role: Role) {
     prepareThread()
     var role = role
     // The turn this thread reads in, while it does.
@@ -196,7 +196,7 @@ final class DeliveryThreads: @unchecked Sendable {
   /// Delivers `ready` on the reading thread, under the timer that lets the standing-by thread
   /// take over reading; `false` when it did (what was left of `ready` then went to the pool, and
   /// this thread no longer reads).
-  private func deliverWhileReading(_ ready: [FileWatchRegistration], turn: Int) -> Bool {
+  private func deliverWhileReading(_ ready: ReadyRegistrations, turn: Int) -> Bool {
     guard let takeover else {
       queue(ready)
       return true
@@ -261,7 +261,7 @@ final class DeliveryThreads: @unchecked Sendable {
   /// other does); `nil` when the expiry came as that delivery ended, and this thread stands by
   /// again. Every thread standing by wakes at an expiry; one takes over.
   private func takeOverIfDeliveryLasts() -> Int? {
-    let taken = lock.withLock { () -> (turn: Int, standby: (@Sendable () -> [FileWatchRegistration])?)? in
+    let taken = lock.withLock { () -> (turn: Int, standby: (@Sendable () -> ReadyRegistrations)?)? in
       guard let deliveringTurn, deliveringTurn == readingTurn else { return nil }
       readingTurn += 1
       self.deliveringTurn = nil

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import SystemPackage
 
 /// Watches files for changes made by anyone, with inotify through libinotifytools: one watch
@@ -74,7 +75,8 @@ final class DirectoryWatcher: @unchecked Sendable {
   /// held (a check scheduled for later takes the lock too).
   private final class Directory: @unchecked Sendable {
     let path: FilePath
-    var files: [String: Registrations] = [:]
+    // Unchecked exclusivity: see `directories`.
+    @exclusivity(unchecked) var files: [String: Registrations] = [:]
     var count = 0
     var state = DirectoryState.pending
     /// Whether its registrations heard ``FileWatchEvent/unwatched(_:)`` and must hear
@@ -126,15 +128,24 @@ final class DirectoryWatcher: @unchecked Sendable {
     }
   }
 
+  /// `wantedRevision`, for the reader's question before every read (``isWanted(changedSince:)``)
+  /// without the lock: taking it there cost a miss on the condition's object on every change.
+  private let wantedRevisionSeen = Atomic<Int>(0)
+
   // MARK: Guarded by `lock`
 
   /// An `NSCondition`, not Synchronization's `Mutex`: a registration waits on it, with a
   /// deadline, for the reader to watch its directory, and the reader for the wanted directories
   /// to change; `Mutex` has no condition to wait on.
   private let lock = NSCondition()
-  private var directories: [PathKey: Directory] = [:]
+  // Unchecked exclusivity, as `files` of each entry: both are only touched with `lock` held, and
+  // no access overlaps another (none is held across a call). Checked, each access of the route
+  // of an event (every change) cost a look-up of the thread's access set.
+  @exclusivity(unchecked) private var directories: [PathKey: Directory] = [:]
   /// Bumped whenever a directory starts or stops being wanted.
-  private var wantedRevision = 0
+  private var wantedRevision = 0 {
+    didSet { wantedRevisionSeen.store(wantedRevision, ordering: .releasing) }
+  }
   private var reader: InotifyReader?
   private var wakeFile: FileDescriptor?
 
@@ -258,7 +269,8 @@ final class DirectoryWatcher: @unchecked Sendable {
 
   /// Whether the wanted directories changed since `revision`.
   func isWanted(changedSince revision: Int) -> Bool {
-    lock.withLock { wantedRevision != revision }
+    // Stored under the lock before the wake-up that follows every change of it.
+    wantedRevisionSeen.load(ordering: .acquiring) != revision
   }
 
   /// Waits until the wanted directories change from `revision` or `deadline` passes.
@@ -313,9 +325,12 @@ final class DirectoryWatcher: @unchecked Sendable {
 
   /// Queues `event` for the registrations of the file `name` in `directory` that admit it, and
   /// returns those the caller must now deliver (see ``FileWatchRegistration/enqueue(_:)``).
-  func route(_ event: FileWatchEvent, directory: PathKey, name: String) -> [FileWatchRegistration] {
-    guard let registrations = lock.withLock({ directories[directory]?.files[name] }) else { return [] }
-    return registrations.filter { $0.offer(event) }
+  func route(_ event: FileWatchEvent, directory: PathKey, name: String) -> ReadyRegistrations {
+    switch lock.withLock({ directories[directory]?.files[name] }) {
+    case nil: .none
+    case let .one(registration)?: registration.offer(event) ? .one(registration) : .none
+    case let .many(registrations)?: ReadyRegistrations(registrations.filter { $0.offer(event) })
+    }
   }
 
   /// Posts `event` to the registrations of the file `name` in `directory` (an absolute, lexically

@@ -99,7 +99,7 @@ final class InotifyReader: @unchecked Sendable {
   /// directories changed, or waits for one event and routes it.
   ///
   /// - Returns: The registrations the caller must now deliver.
-  func readEvents() -> [FileWatchRegistration] {
+  func readEvents() -> ReadyRegistrations {
     assert(isReading.exchange(true, ordering: .acquiring) == false, "two threads read the watcher's events at once")
     defer { assert(isReading.exchange(false, ordering: .releasing)) }
     guard libraryDescriptor != nil || startLibrary() else { return [] }
@@ -329,7 +329,7 @@ final class InotifyReader: @unchecked Sendable {
   // MARK: Events
 
   /// Acts on one event; returns the registrations the caller must deliver.
-  private func handle(_ event: InotifyEvent) -> [FileWatchRegistration] {
+  private func handle(_ event: InotifyEvent) -> ReadyRegistrations {
     // A companion file's events carry a name, so none of them ends a watch: nothing to do.
     if event.descriptor == wakeDescriptor || event.isAboutCompanionFile { return [] }
     if event.events.contains(.queueOverflowed) {
