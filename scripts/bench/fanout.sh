@@ -1,17 +1,28 @@
 #!/usr/bin/env bash
 # Fan-out: what one change costs when many processes watch the same file (a desktop where every
 # program follows the theme key). For each N: N processes of the library (`shared-demo watch
-# --file F --integer`) and, in the same run, N of the C floor (scripts/bench/watch_floor.c) watch
-# one file; one writer (`shared-demo ping`) makes --changes changes, --interval-ms apart. Prints a
-# markdown table per N: CPU per watching process per change (µs, all its threads, from
-# /proc/PID/task/*/schedstat), and the time from a write to the last of the N watchers that saw
-# it, p50 and p99 (ms), for both programs and their ratio. Prints figures, asserts nothing.
+# --file F --integer`) watch one file while one writer (`shared-demo ping`) makes --changes
+# changes, --interval-ms apart; then, in the same run, N of the C floor
+# (scripts/bench/watch_floor.c) do the same. Each program runs --rounds times, in turns whose order
+# alternates (library first, then the floor first, ...), and each figure is the median over its
+# rounds. Prints a markdown table per N: CPU per watching process per change (µs, all its threads,
+# from /proc/PID/task/*/schedstat), and the time from a write to the last of the N watchers that
+# saw it, p50 and p99 (ms), for both programs and their ratio. Prints figures, asserts nothing.
+#
+# Why in turns and not side by side: the scheduler wakes first the processes that used the least
+# CPU, so with both programs watching at once, every floor watcher runs before any library
+# watcher: the library's latency then counts the floor's work too, which no user of either
+# program pays. `--side-by-side` measures that way all the same (both programs at once, one
+# round), and also prints how often every floor watcher printed before the first library watcher.
 #
 # usage: scripts/bench/fanout.sh [--watchers "1 16 64"] [--changes N] [--interval-ms M]
-#                                [--dir DIR] [--demo PATH-TO-shared-demo] [--tsv FILE]
+#                                [--rounds R] [--side-by-side] [--dir DIR]
+#                                [--demo PATH-TO-shared-demo] [--tsv FILE]
 #   --watchers   the values of N (default "1 16 64")
-#   --changes    how many changes the writer makes (default 500)
+#   --changes    how many changes the writer makes in each turn (default 500)
 #   --interval-ms  the pause between two changes (default 5)
+#   --rounds     how many turns each program gets for each N (default 2)
+#   --side-by-side  both programs watch at once, in one turn (see above)
 #   --dir        where the watched files live (default: a fresh directory under /tmp)
 #   --demo       the shared-demo to run (default: this checkout's, built in release mode)
 #   --tsv FILE   also write 'watchers program cpu_us_per_change p50_ms p99_ms' rows (tab
@@ -26,6 +37,8 @@ cd "$(dirname "$0")/../.."
 watchers="1 16 64"
 changes=500
 interval_ms=5
+rounds=2
+side_by_side=no
 dir=""
 demo=""
 tsv=""
@@ -34,19 +47,22 @@ while [ $# -gt 0 ]; do
     --watchers) watchers="$2"; shift 2 ;;
     --changes) changes="$2"; shift 2 ;;
     --interval-ms) interval_ms="$2"; shift 2 ;;
+    --rounds) rounds="$2"; shift 2 ;;
+    --side-by-side) side_by_side=yes; shift ;;
     --dir) dir="$2"; shift 2 ;;
     --demo) demo="$2"; shift 2 ;;
     --tsv) tsv="$2"; shift 2 ;;
-    -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "fanout.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
 case "$watchers" in
   *[!0-9\ ]*|"") echo "fanout.sh: --watchers takes whole numbers separated by spaces, such as \"1 16 64\"" >&2; exit 2 ;;
 esac
-case "$changes$interval_ms" in
-  *[!0-9]*) echo "fanout.sh: --changes and --interval-ms take whole numbers" >&2; exit 2 ;;
+case "$changes$interval_ms$rounds" in
+  *[!0-9]*) echo "fanout.sh: --changes, --interval-ms and --rounds take whole numbers" >&2; exit 2 ;;
 esac
+[ "$rounds" -ge 1 ] || { echo "fanout.sh: --rounds takes a number of at least 1" >&2; exit 2; }
 
 if [ -z "$demo" ]; then
   echo "Building shared-demo in release mode ..." >&2
@@ -74,7 +90,7 @@ cc -O2 -pthread -o "$floor" scripts/bench/watch_floor.c
 chmod 755 "$work" "$floor"
 
 PYTHONPATH="$PWD/scripts/bench${PYTHONPATH:+:$PYTHONPATH}" \
-python3 - "$demo" "$floor" "$work" "$watchers" "$changes" "$interval_ms" "$tsv" <<'PYTHON'
+python3 - "$demo" "$floor" "$work" "$watchers" "$changes" "$interval_ms" "$rounds" "$side_by_side" "$tsv" <<'PYTHON'
 import os
 import signal
 import subprocess
@@ -83,8 +99,9 @@ import time
 
 from proc_times import cpu_ns, threads
 
-demo, floor, work, watcher_counts, changes, interval_ms, tsv = sys.argv[1:]
-changes, interval_ms = int(changes), int(interval_ms)
+demo, floor, work, watcher_counts, changes, interval_ms, rounds, side_by_side, tsv = sys.argv[1:]
+changes, interval_ms, rounds = int(changes), int(interval_ms), int(rounds)
+side_by_side = side_by_side == "yes"
 counts = [int(n) for n in watcher_counts.split()]
 
 # Each program's processes under a user of their own when we can (see the script's comment).
@@ -141,23 +158,27 @@ def to_last_watcher(outputs, sent):
     return latencies
 
 
-def run(n):
-    place = os.path.join(work, f"n{n}")
+def run(n, wanted, turn):
+    """One turn: N watchers of each program in `wanted` watch one file while the writer makes its
+    changes. Returns ({program: (cpu, p50, p99)}, changes seen, how often every floor watcher
+    printed a change before the first library watcher did, when both programs watched)."""
+    place = os.path.join(work, f"n{n}-{turn}")
     os.mkdir(place)
     os.chmod(place, 0o777)
     target = os.path.join(place, "value.json")
     subprocess.run(library_user + [demo, "set", "--file", target, "0"], check=True, stdout=subprocess.DEVNULL)
-    programs = {"SharedState": [], "C floor": []}
+    commands = {
+        "SharedState": lambda: library_user + [demo, "watch", "--file", target, "--integer", "--timeout", "3600"],
+        "C floor": lambda: floor_user + [floor, "watch", place, "value.json"],
+    }
+    programs = {program: [] for program in wanted}
     processes = []
     try:
         for i in range(n):
-            for program, command in (
-                ("SharedState", library_user + [demo, "watch", "--file", target, "--integer", "--timeout", "3600"]),
-                ("C floor", floor_user + [floor, "watch", place, "value.json"]),
-            ):
+            for program in wanted:
                 out = os.path.join(place, f"{'library' if program == 'SharedState' else 'floor'}-{i}.out")
                 with open(out, "w") as stdout, open(out + ".err", "w") as stderr:
-                    processes.append(subprocess.Popen(command, stdout=stdout, stderr=stderr))
+                    processes.append(subprocess.Popen(commands[program](), stdout=stdout, stderr=stderr))
                 programs[program].append((processes[-1], out))
         everyone = [entry for entries in programs.values() for entry in entries]
 
@@ -167,7 +188,7 @@ def run(n):
                     sys.exit(f"fanout.sh: a watcher ended before the writes: {open(out + '.err').read().strip()}")
             return all(os.path.getsize(out) > 0 for _, out in everyone)
 
-        wait_until(all_ready, 300, f"the start of {2 * n} watchers")
+        wait_until(all_ready, 300, f"the start of {len(everyone)} watchers")
         time.sleep(0.5)  # their start-up work done
         before = {process.pid: cpu_ns(process.pid) for process, _ in everyone}
         threads_before = {process.pid: threads(process.pid) for process, _ in everyone}
@@ -191,14 +212,18 @@ def run(n):
             cpu = sum(after[p.pid] - before[p.pid] for p, _ in entries) / len(entries) / changes / 1000
             latencies = to_last_watcher([out for _, out in entries], sent)
             figures[program] = (cpu, percentile(latencies, 50), percentile(latencies, 99))
+        floor_first = None
+        if len(programs) == 2:
+            floor_first = floor_before_library([out for _, out in programs["C floor"]],
+                                               [out for _, out in programs["SharedState"]], sent)
         # The end marker ends the floor's watchers.
         subprocess.run(library_user + [demo, "set", "--file", target, "--", "-1"], check=True, stdout=subprocess.DEVNULL)
-        for process, _ in programs["C floor"]:
+        for process, _ in programs.get("C floor", []):
             try:
                 process.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 pass
-        return figures, len(sent)
+        return figures, len(sent), floor_first
     finally:
         for process in processes:
             if process.poll() is None:
@@ -211,20 +236,66 @@ def run(n):
                 process.wait()
 
 
+def floor_before_library(floor_outputs, library_outputs, sent):
+    """The share of the changes every watcher printed (as that value) that every floor watcher
+    printed before the first library watcher did."""
+    floors = [dict(received(path)) for path in floor_outputs]
+    libraries = [dict(received(path)) for path in library_outputs]
+    both = [value for value in sent if all(value in seen for seen in floors + libraries)]
+    if not both:
+        return None
+    first = sum(1 for value in both
+                if max(seen[value] for seen in floors) < min(seen[value] for seen in libraries))
+    return first / len(both)
+
+
+def median(values):
+    values = sorted(values)
+    middle = len(values) // 2
+    return values[middle] if len(values) % 2 else (values[middle - 1] + values[middle]) / 2
+
+
 rows = []
 for n in counts:
-    (figures, seen) = run(n)
-    library, c = figures["SharedState"], figures["C floor"]
+    every = {"SharedState": [], "C floor": []}
+    seen_counts = []
+    notes = []
+    if side_by_side:
+        figures, seen, floor_first = run(n, ["SharedState", "C floor"], 0)
+        for program, figure in figures.items():
+            every[program].append(figure)
+        seen_counts.append(seen)
+        if floor_first is not None:
+            notes.append(f"every floor watcher printed before the first library watcher for "
+                         f"{floor_first * 100:.0f} % of the changes")
+        how = "both programs at once"
+    else:
+        for turn in range(rounds):
+            order = ["SharedState", "C floor"] if turn % 2 == 0 else ["C floor", "SharedState"]
+            for index, program in enumerate(order):
+                figures, seen, _ = run(n, [program], 2 * turn + index)
+                every[program].append(figures[program])
+                seen_counts.append(seen)
+        how = f"each program alone, {rounds} turn{'s' if rounds != 1 else ''} each, alternating; medians"
+    library, c = ([median(figure[i] for figure in every[program]) for i in range(3)]
+                  for program in ("SharedState", "C floor"))
     ratio = lambda a, b: f"{a / b:.2f}x" if b > 0 else "n/a"
     print()
-    print(f"fan-out, {n} watching process{'es' if n != 1 else ''} of each program, one file, "
-          f"{changes} changes {interval_ms} ms apart by `shared-demo ping` ({seen} seen)")
+    print(f"fan-out, {n} watching process{'es' if n != 1 else ''}, one file, {changes} changes "
+          f"{interval_ms} ms apart by `shared-demo ping` ({min(seen_counts)}-{max(seen_counts)} seen); {how}")
     print()
     print("| | SharedState | C floor | ratio |")
     print("|---|---|---|---|")
     print(f"| CPU per watching process per change (µs) | {library[0]:.1f} | {c[0]:.1f} | {ratio(library[0], c[0])} |")
     print(f"| write → last watcher, p50 (ms) | {library[1]:.2f} | {c[1]:.2f} | {ratio(library[1], c[1])} |")
     print(f"| write → last watcher, p99 (ms) | {library[2]:.2f} | {c[2]:.2f} | {ratio(library[2], c[2])} |")
+    if len(every["SharedState"]) > 1:
+        spread = lambda program, i, unit: "–".join(f"{x:.{unit}f}" for x in (
+            min(f[i] for f in every[program]), max(f[i] for f in every[program])))
+        print(f"\nspread over the turns: CPU {spread('SharedState', 0, 1)} / {spread('C floor', 0, 1)} µs, "
+              f"p50 {spread('SharedState', 1, 2)} / {spread('C floor', 1, 2)} ms (SharedState / C floor)")
+    for note in notes:
+        print(f"\n{note}")
     sys.stdout.flush()
     rows.append((n, "SharedState", library))
     rows.append((n, "C floor", c))
