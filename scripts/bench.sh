@@ -24,7 +24,9 @@
 #               memory, beside the same for an empty suite
 #   watcher     scripts/bench/watcher.sh: keys open in one process, the latency between two
 #               watching processes beside the C floor's, a slow observer
-#   fan-out     scripts/bench/fanout.sh: N watching processes and N of the C floor, one writer
+#   fan-out     scripts/bench/fanout.sh: N watching processes, then N of the C floor, one writer
+#   language    scripts/bench/language_cost.sh: one watcher of the library, the C floor's and the
+#               same loop in Swift, side by side: what the language costs, what the layers cost
 #   PostgreSQL  scripts/bench/postgres.sh
 #
 # usage: scripts/bench.sh [--quick] [--dir DIR] [--results DIR] [--pictures DIR]
@@ -32,7 +34,7 @@
 #                         [--processes "1 2 4 8"] [--pings N] [--no-tmpfs] [--no-postgres]
 #                         [--throughput-only]
 #   --quick       fewer runs and writes (--repeat 1, 10000 and 1000 increments, 300 pings,
-#                 fan-out with fewer changes): about half the time of a full run
+#                 fan-out with fewer changes, one turn each): about half the time of a full run
 #   --dir         the directory on the file system to measure (default: a fresh one in .build)
 #   --results     where the results go (default: .build/bench/results-DATE): bench.txt (what
 #                 was printed), run.tsv, throughput.tsv, latency.tsv, fanout.tsv, samples/
@@ -61,11 +63,12 @@ tmpfs=yes
 only_throughput=no
 postgres=yes
 fanout_options=()
+language_options=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick)
       repeat=1; operations=10000; fsync_operations=1000; pings=300
-      fanout_options=(--changes 100); shift ;;
+      fanout_options=(--changes 100 --rounds 1); language_options=(--rounds 3 --changes 500); shift ;;
     --results) results="$2"; shift 2 ;;
     --pictures) pictures="$2"; shift 2 ;;
     --demo) demo="$2"; shift 2 ;;
@@ -251,6 +254,11 @@ else
   echo
   echo "== fan-out: not measured (scripts/bench/fanout.sh is missing)"
 fi
+
+# What one change costs a watcher: the library, the C floor and the floor's loop in Swift.
+echo
+echo "== language: one watching process of each kind, side by side (scripts/bench/language_cost.sh)"
+scripts/bench/language_cost.sh --demo "$demo" "${language_options[@]}"
 
 # PostgreSQL (SharedStatePostgres), on a server of its own: see scripts/bench/postgres.sh.
 [ "$postgres" = yes ] && scripts/bench/postgres.sh --pings "$pings"
