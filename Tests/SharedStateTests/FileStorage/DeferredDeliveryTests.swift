@@ -41,7 +41,7 @@ struct DeferredDeliveryTests {
     let deferred = $value.withLock { _ in
       // A program that takes no lock renames a file in while the transaction holds the lock.
       let other = directory.path("other.json")
-      FileManager.default.createFile(atPath: other, contents: Data("5".utf8))
+      _ = FileManager.default.createFile(atPath: other, contents: Data("5".utf8))
       rename(other, path)
       // Its event's delivery finds the transaction under way and leaves the change to it.
       let deadline = Date().addingTimeInterval(60)

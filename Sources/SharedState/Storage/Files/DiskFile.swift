@@ -23,8 +23,6 @@ final class DiskFile: StoredFile, Sendable {
     /// What the look made when the last event was admitted (or delivered) found, for the
     /// delivery and the read it prompts (one look per event); `nil` once the read took it.
     var admitted: Freshness?
-    /// Whether a re-check of a change seen while a write was under way is scheduled.
-    var isRecheckScheduled = false
     /// This handle's transactions begun (waiting for the lock or holding it) and not ended.
     var transactionsUnderWay = 0
     /// Whether a delivery was left to one of them (see ``DiskFile/deferToTransaction()``).
@@ -80,6 +78,8 @@ final class DiskFile: StoredFile, Sendable {
   func reading(on occasion: LookOccasion) -> FileReading {
     var since = known
     let look: Freshness
+    // The sequence of the write under way a delivery's look found (see below).
+    var busyAt: UInt64?
     switch occasion {
     case .delivery:
       // What the event's look found, when it found a change: the read looks no further.
@@ -92,8 +92,10 @@ final class DiskFile: StoredFile, Sendable {
         look = .changed(nil)
       default:
         // A later write of this handle's own, an event that was not looked at (a write in
-        // place, say): the file as it is now, whatever the handle knows.
-        look = resources.freshness.look(on: .delivery, at: { FileKnowledge() }, limit: maximumReadSize).freshness
+        // place, say), a write under way: the file as it is now, whatever the handle knows.
+        let now = resources.freshness.look(on: .delivery, at: { FileKnowledge() }, limit: maximumReadSize)
+        look = now.freshness
+        if now.freshness == .busy { busyAt = now.sequence }
       }
     case .catchUp:
       look = resources.freshness.look(on: .catchUp, at: { since = known; return since }, limit: maximumReadSize).freshness
@@ -110,7 +112,17 @@ final class DiskFile: StoredFile, Sendable {
       fresh = described
     case .changed(nil), .busy, .unlooked:
       do {
-        fresh = try resources.readLocked(limit: maximumReadSize)
+        if let busyAt {
+          // Another process's write under way, whose exchange raised the event: a delivery
+          // reads the file without waiting for that writer to finish the page (or for its lock).
+          guard let read = try resources.readDuringWrite(at: busyAt, limit: maximumReadSize) else {
+            // Another write began meanwhile: its own event follows.
+            return FileReading(since: since, fresh: nil, found: .success(nil))
+          }
+          fresh = read
+        } else {
+          fresh = try resources.readLocked(limit: maximumReadSize)
+        }
       } catch {
         return FileReading(since: since, fresh: nil, found: .failure(error))
       }

@@ -39,7 +39,7 @@ extension FileReplacement {
   }
 
   /// Reads the whole file, whose `fstat` said `size`, when it is at most `limit` bytes.
-  private static func readWhole(_ descriptor: FileDescriptor, size: Int64, limit: Int) throws -> Data {
+  static func readWhole(_ descriptor: FileDescriptor, size: Int64, limit: Int) throws -> Data {
     // Before allocating: a sparse file of terabytes costs its writer nothing.
     guard size <= Int64(limit) else { throw FileTooLarge(size: size, limit: limit) }
     // One byte more than `stat` says: a read that does not fill the buffer reached the end. A

@@ -4,7 +4,7 @@
 /// | occasion | maps the page | waits for a writer | without a page | kept C string | lock held |
 /// |---|---|---|---|---|---|
 /// | ``event`` | no | no | no look | yes | no |
-/// | ``delivery`` | yes | yes | the lock file's sequence when the path keeps no page, else an empty name only | yes | no |
+/// | ``delivery`` | yes | no: it reads the file during the write | the lock file's sequence when the path keeps no page, else an empty name only | yes | no |
 /// | ``catchUp`` | no | no | the lock file's sequence (a file known missing and still missing first) | no | no |
 /// | ``load`` | no | yes | an empty name only | no | no |
 /// | ``lockedRead`` | no | no | the lock file's sequence | no | shared |
@@ -59,7 +59,13 @@ enum LookOccasion: Sendable {
   var looksForEmptyName: Bool { self == .load || self == .delivery }
 
   /// Whether a write under way gets a moment (about 0.1 ms) to finish before the look judges.
-  var waitsForWriter: Bool { self == .delivery || self == .load }
+  ///
+  /// Not a delivery's: it reads the file at once instead (see
+  /// ``PathResources/readDuringWrite(at:limit:)``). The event that prompts it comes from the
+  /// writer's exchange, a few system calls before that writer finishes the page; with many
+  /// watchers woken on two cores, the writer waited behind them all, and each of them yielded to
+  /// it, or waited 10 ms for a second look (64 watchers: about one yield per delivery).
+  var waitsForWriter: Bool { self == .load }
 
   /// Whether the target is named through its C string kept for the path (see
   /// ``CompanionPaths/targetForCalls``): for transactions and the looks events prompt, which a

@@ -30,6 +30,35 @@ extension PathResources {
     }
   }
 
+  /// Reads the target without any lock while another process's write is under way, the page's
+  /// sequence odd at `sequence`: on a delivery, which should not wait for that writer.
+  ///
+  /// Whole by the protocol: a writer writes only the scratch file, and exchanges it whole into
+  /// place; the inode it exchanges out, the one a reader may have opened, is written again only
+  /// by the next write, which begins by making the sequence odd again (`sequence + 2`). So the
+  /// read stands when the sequence is still `sequence`, or `sequence + 1` (that write finished),
+  /// after it, and is dropped otherwise (the next write's event follows).
+  ///
+  /// - Returns: What is at the target, known at `sequence`; `nil` when another write began.
+  /// - Throws: ``FileTooLarge`` when the target is longer than `limit` bytes, a
+  ///   ``RefusedEntry``, or the system's error.
+  func readDuringWrite(at sequence: UInt64, limit: Int) throws -> FileKnowledge? {
+    let identity: FileIdentity?
+    let state: FileState
+    do {
+      let opened = try RegularFile.open(paths.target, writable: false)
+      defer { opened.descriptor.closeIgnoringFailure() }
+      state = .contents(try FileReplacement.readWhole(opened.descriptor, size: opened.status.size, limit: limit))
+      identity = opened.status.identity
+    } catch let error as Errno where error == .noSuchFileOrDirectory {
+      (identity, state) = (nil, .missing)
+    }
+    // Read where the look read it: the mapped page, or the lock file of a path that keeps none.
+    let now = lock.page(mapping: false)?.sequence ?? (try? lock.unlockedSequence())
+    guard let now, now == sequence || now == sequence &+ 1 else { return nil }
+    return FileKnowledge(sequence: sequence, identity: identity, state: state)
+  }
+
   /// Takes the exclusive lock and brings `known` up to date, reading at most `limit` bytes.
   ///
   /// - Throws: Why the lock could not be taken; nothing is held then.
