@@ -65,10 +65,8 @@ esac
 [ "$rounds" -ge 1 ] || { echo "fanout.sh: --rounds takes a number of at least 1" >&2; exit 2; }
 
 if [ -z "$demo" ]; then
-  echo "Building shared-demo in release mode ..." >&2
-  scratch=(${SWIFT_SCRATCH_PATH:+--scratch-path "$SWIFT_SCRATCH_PATH"})
-  swift build "${scratch[@]}" -c release --product shared-demo >&2
-  demo="$(swift build "${scratch[@]}" -c release --show-bin-path)/shared-demo"
+  . scripts/bench/workers.sh  # release_demo
+  demo="$(release_demo)"
 fi
 [ -x "$demo" ] || { echo "fanout.sh: '$demo' is not an executable shared-demo" >&2; exit 2; }
 

@@ -31,9 +31,8 @@ case "$rounds$changes${intervals// /}" in
   *[!0-9]*|"") echo "language_cost.sh: --rounds, --changes and --intervals-us take whole numbers" >&2; exit 2 ;;
 esac
 if [ -z "$demo" ]; then
-  echo "Building shared-demo in release mode ..." >&2
-  swift build -c release --product shared-demo >&2
-  demo="$(swift build -c release --show-bin-path)/shared-demo"
+  . scripts/bench/workers.sh  # release_demo
+  demo="$(release_demo)"
 fi
 work="$(mktemp -d /dev/shm/language-cost.XXXXXX 2>/dev/null || mktemp -d /tmp/language-cost.XXXXXX)"
 trap 'rm -rf "$work"' EXIT

@@ -3,6 +3,15 @@
 # now: the time in nanoseconds.
 now() { date +%s%N; }
 
+# release_demo: builds shared-demo in release mode (in SWIFT_SCRATCH_PATH when it is set, else
+# .build) and prints its path, for a script given no --demo.
+release_demo() {
+  local scratch=(${SWIFT_SCRATCH_PATH:+--scratch-path "$SWIFT_SCRATCH_PATH"})
+  echo "Building shared-demo in release mode ..." >&2
+  swift build "${scratch[@]}" -c release --product shared-demo >&2
+  echo "$(swift build "${scratch[@]}" -c release --show-bin-path)/shared-demo"
+}
+
 # finish_workers SCRIPT KIND START_NS COUNT PID...: waits for the workers of one timed run and
 # prints operations per second; stops the benchmark when a worker failed, since its figure
 # would be wrong.

@@ -33,9 +33,8 @@ case "$writes$rounds" in
   *[!0-9]*) echo "write_cost.sh: --writes and --rounds take whole numbers" >&2; exit 2 ;;
 esac
 if [ -z "$demo" ]; then
-  echo "Building shared-demo in release mode ..." >&2
-  swift build -c release --product shared-demo >&2
-  demo="$(swift build -c release --show-bin-path)/shared-demo"
+  . scripts/bench/workers.sh  # release_demo
+  demo="$(release_demo)"
 fi
 work="$(mktemp -d "${dir:-/dev/shm}/write-cost.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
