@@ -326,7 +326,7 @@ final class DirectoryWatcher: @unchecked Sendable {
   /// Queues `event` for the registrations of the file `name` in `directory` that admit it, and
   /// returns those the caller must now deliver (see ``FileWatchRegistration/enqueue(_:)``).
   func route(_ event: FileWatchEvent, directory: PathKey, name: String) -> ReadyRegistrations {
-    switch lock.withLock({ directories[directory]?.files[name] }) {
+    switch registrations(of: name, in: directory) {
     case nil: .none
     case let .one(registration)?: registration.offer(event) ? .one(registration) : .none
     case let .many(registrations)?: ReadyRegistrations(registrations.filter { $0.offer(event) })
@@ -336,8 +336,13 @@ final class DirectoryWatcher: @unchecked Sendable {
   /// Posts `event` to the registrations of the file `name` in `directory` (an absolute, lexically
   /// normal path), for delivery on the pool.
   func post(_ event: FileWatchEvent, toFile name: String, in directory: FilePath) {
-    guard let registrations = lock.withLock({ directories[PathKey(directory)]?.files[name] }) else { return }
+    guard let registrations = registrations(of: name, in: PathKey(directory)) else { return }
     for registration in registrations { registration.post(event) }
+  }
+
+  /// The registrations of the file `name` in `directory`; `nil` when it has none.
+  private func registrations(of name: String, in directory: PathKey) -> Registrations? {
+    lock.withLock { directories[directory]?.files[name] }
   }
 
   /// Has every registration compare with the disk: events were lost.
