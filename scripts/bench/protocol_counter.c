@@ -3,7 +3,8 @@
 // exactly the writer's system calls of Storage/Files (PathLock, FreshnessCheck, FileReplacement):
 //   fcntl(F_OFD_SETLKW) + fstat (lock file still linked) on the lock file,
 //   fstatat(target); the value from the mapped coordination page when it describes the target,
-//   fstatat(scratch) (still our inode), [open of the directory], pwrite (+ ftruncate when the
+//   fstatat(scratch) (still our inode), [open of the directory], the page's announcement of the
+//   contents and the scratch's inode, pwrite (+ ftruncate when the
 //   length changes) of the persistent scratch descriptor, [fsync], renameat2(RENAME_EXCHANGE),
 //   fstat of the new target, the page's seqlock update, [fsync and close of the directory],
 //   fcntl(F_UNLCK).
@@ -13,9 +14,9 @@
 // through which the library must read, does for each batch: select(), ioctl(FIONREAD), read().
 // Once for each read whose events name FILE (the library's reader looks once per file and
 // read), it looks as the library's FreshnessCheck does: the page's sequence,
-// then, unless a write is under way, the entry at FILE (fstatat: the identity that tells a
-// program that takes no lock from a cooperating writer), and takes the value from the page under
-// its seqlock when either changed; and it paces its reading as the library's does
+// then the entry at FILE (fstatat: the identity that tells a program that takes no lock from a
+// cooperating writer), and takes the value from the page under its seqlock when either changed,
+// or, while a write is under way, what that write announced once its inode is at FILE; and it paces its reading as the library's does
 // (Storage/Watching/ReadingPace.swift): a wake-up less than 1 ms after the previous one is a
 // burst, and in a burst it waits again no sooner than 100 µs after the last wake-up; and it runs
 // under the default scheduling policy, as the library's threads do. That is the floor of the
@@ -130,8 +131,24 @@ static void *watch_directory(void *argument) {
     if (!names_file) continue;
     // The seqlock: an even sequence, the same before and after the copy.
     uint64_t before = __atomic_load_n(&watch->page[0], __ATOMIC_ACQUIRE);
-    if (before & 1) continue;
     struct stat entry;
+    if (before & 1) {
+      // A write under way: as the library's look, take what it announced once its inode is at
+      // FILE, and no later write began.
+      if (__atomic_load_n(&watch->page[11], __ATOMIC_ACQUIRE) != before + 1) continue;
+      char text[64] = {0};
+      size_t size = watch->page[14] < 63 ? watch->page[14] : 63;
+      memcpy(text, (char *)watch->page + CONTENTS, size);
+      if (fstatat(AT_FDCWD, watch->target, &entry, AT_SYMLINK_NOFOLLOW) != 0) continue;
+      if (entry.st_ino != watch->page[13] || (uint64_t)entry.st_dev != watch->page[12]
+          || (uint64_t)entry.st_size != watch->page[14]) continue;
+      __atomic_thread_fence(__ATOMIC_ACQUIRE);
+      uint64_t now = __atomic_load_n(&watch->page[0], __ATOMIC_RELAXED);
+      if (now != before && now != before + 1) continue;
+      seen = before;
+      value = atol(text);
+      continue;
+    }
     if (fstatat(AT_FDCWD, watch->target, &entry, AT_SYMLINK_NOFOLLOW) != 0) continue;
     if (before == seen && entry.st_ino == watch->page[3] && entry.st_ctim.tv_nsec == (long)watch->page[8]) continue;
     char text[64] = {0};
@@ -232,9 +249,17 @@ int main(int argc, char **argv) {
     // describes the write.
     int d = -1;
     if (durable && (d = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) die("open directory");
-    uint64_t busy = sequence | 1;
+    // A writer that died mid-write left the sequence odd: carry on past it, as the library does.
+    uint64_t busy = (sequence & 1) ? sequence + 2 : sequence | 1;
     __atomic_store_n(&page[0], busy, __ATOMIC_RELAXED);
     __atomic_thread_fence(__ATOMIC_RELEASE);
+    // The announcement (the library's CoordinationPage.announce): the contents and the inode
+    // about to be exchanged into place.
+    memcpy((char *)page + CONTENTS, text, length);
+    page[12] = scratch_status.st_dev;
+    page[13] = scratch_status.st_ino;
+    page[14] = length;
+    __atomic_store_n(&page[11], busy + 1, __ATOMIC_RELEASE);
     if (pwrite(scratch, text, length, 0) != length) die("pwrite");
     if (scratch_status.st_size != length) {
       if (ftruncate(scratch, length) != 0) die("ftruncate");
@@ -259,7 +284,7 @@ int main(int argc, char **argv) {
     at_target_status = w;
     identity(now, &w);
     memcpy(&page[2], now, sizeof now);
-    memcpy((char *)page + CONTENTS, text, length);
+    // The contents are in place since the announcement.
     page[10] = length;
     page[9] = 2;
     page[1] = busy + 1;

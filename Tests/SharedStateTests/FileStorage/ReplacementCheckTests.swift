@@ -150,6 +150,54 @@ struct ReplacementCheckTests {
     try await replacementHeard()
   }
 
+  /// A write under way that announced its inode and contents is taken from the page as soon as
+  /// that inode is at the target name (its exchange made), without reading the file; before
+  /// that, or once another write began, the look leaves it to the write's own event.
+  @Test func aWriteUnderWayIsTakenFromItsAnnouncementOnceItsInodeIsInPlace() throws {
+    let directory = try TemporaryDirectory()
+    let permissions: FilePermissions = [.ownerReadWrite]
+    let (file, target) = try Self.handleOnWrittenFile(in: directory, permissions: permissions)
+    let known = file.known
+    let (page, lock) = try Self.mapPage(in: directory)
+    defer { try? lock.close() }
+    let resources = PathResources.forTarget(
+      target, filePermissions: permissions, directoryPermissions: [.ownerReadWriteExecute]
+    )
+    defer { resources.release() }
+    _ = resources.lock.page(mapping: true)
+    func look(_ knowledge: @escaping () -> FileKnowledge = { known }) -> Freshness {
+      resources.freshness.look(on: .event, at: knowledge, limit: 1 << 20).freshness
+    }
+
+    // Another process's write: the sequence odd, and the inode it will exchange in announced.
+    // The announced bytes differ from the file's (same length), to tell which one the look took.
+    let ending = page.beginWrite()
+    var latest = ending
+    defer { page.abandonWrite(sequence: latest) }
+    let staged = FilePath(directory.path("staged.json"))
+    try Data("2\n".utf8).write(to: URL(fileURLWithPath: staged.string))
+    let inode = try staged.entryStatus()
+    page.announce(endingAt: ending, device: inode.device, inode: inode.inode, contents: Data("3\n".utf8))
+    #expect(look() == .busy, "the exchange is not made yet: the old inode is at the target name")
+
+    // The exchange made (here a rename): the announcement stands for what is there.
+    #expect(rename(staged.string, target.string) == 0)
+    let status = try target.entryStatus()
+    let expected = FileKnowledge(sequence: ending - 1, identity: status.identity, state: .contents(Data("3\n".utf8)))
+    #expect(look() == .changed(expected))
+
+    // Another write begins during the look (after its sequence was read): nothing is taken.
+    var later: UInt64?
+    #expect(look({
+      if later == nil { later = page.beginWrite() }
+      return known
+    }) == .busy)
+    latest = try #require(later)
+    #expect(latest == ending + 2, "a write that carries on past one that never finished takes a sequence of its own")
+    // That write announced nothing yet: the first one's announcement is not taken for it.
+    #expect(look() == .busy)
+  }
+
   /// A handle on `value.json` in `directory`, which it has written (so that the lock file and
   /// its page exist), and the file's path.
   private static func handleOnWrittenFile(

@@ -14,7 +14,15 @@ import SystemPackage
 /// | 2–8 | the identity of the inode at the target name after that write (device, inode, size, modification and change times) |
 /// | 9 | 0: no copy; 1: no file at the target; 2: the contents follow |
 /// | 10 | the contents' length |
+/// | 11 | the sequence the write under way ends at, once it has announced what it writes (words 12–14 and the contents) |
+/// | 12–13 | the inode the announced write exchanges into place: device, inode |
+/// | 14 | the announced contents' length |
 /// | 16… | the contents, when they fit (up to ``contentsCapacity`` bytes) |
+///
+/// A writer announces its contents (``announce(endingAt:device:inode:contents:)``) after it turns
+/// the sequence odd and before its exchange, so that a reader woken by the exchange need not
+/// open the file while the writer finishes the page (``announcement(endingAt:)``): with dozens
+/// of watchers woken on two cores, the writer is most often the last to run again.
 ///
 /// The file is the truth and the page only a cache, which is trusted only when it is provably
 /// current: its sequence is even and unchanged around the read, the described sequence equals
@@ -137,15 +145,67 @@ final class CoordinationPage: @unchecked Sendable {
   /// - Returns: The sequence the write will end at.
   func beginWrite() -> UInt64 {
     let current = word(0).load(ordering: .relaxed)
-    // An odd sequence is a writer that died mid-update: carry on from it.
-    let busy = current | 1
+    // An odd sequence is a writer that died mid-update: carry on past it, to a sequence of our
+    // own, so that no reader takes what that writer announced for this write's (see
+    // `announcement(endingAt:)`).
+    let busy = current & 1 == 1 ? current &+ 2 : current | 1
     word(0).store(busy, ordering: .relaxed)
     atomicMemoryFence(ordering: .releasing)
     return busy &+ 1
   }
 
+  /// What a write under way announced: the inode it exchanges into place, and its contents.
+  struct Announcement {
+    let device: UInt64
+    let inode: UInt64
+    let contents: Data
+  }
+
+  /// Announces what the write ending at `sequence` (from ``beginWrite()``) puts at the target
+  /// name: the inode it is about to exchange into place, and its contents, when they fit. Call it
+  /// holding the exclusive lock, before the exchange.
+  ///
+  /// The contents go where a finished write's go: nobody trusts them while the sequence is odd,
+  /// except as this announcement, and ``finishWrite(sequence:identity:state:)`` then has them in
+  /// place already.
+  func announce(endingAt sequence: UInt64, device: UInt64, inode: UInt64, contents: Data) {
+    guard contents.count <= Self.contentsCapacity else { return }
+    contents.withUnsafeBytes { bytes in
+      if let source = bytes.baseAddress { (base + Self.contentsOffset).copyMemory(from: source, byteCount: bytes.count) }
+    }
+    word(12).store(device, ordering: .relaxed)
+    word(13).store(inode, ordering: .relaxed)
+    word(14).store(UInt64(contents.count), ordering: .relaxed)
+    word(11).store(sequence, ordering: .releasing)
+  }
+
+  /// What the write under way, ending at `sequence`, announced; `nil` when it announced nothing.
+  ///
+  /// Trust it only once ``isUnderWayOrFinished(endingAt:)`` says, *after* the caller has found
+  /// the announced inode at the target name, that no later write began: then that inode held
+  /// these contents when it was found there (a writer writes only its scratch, and the inode it
+  /// exchanges into place is written again only two writes later).
+  func announcement(endingAt sequence: UInt64) -> Announcement? {
+    guard word(11).load(ordering: .acquiring) == sequence else { return nil }
+    let count = Int(truncatingIfNeeded: word(14).load(ordering: .relaxed))
+    guard count >= 0, count <= Self.contentsCapacity else { return nil }
+    return Announcement(
+      device: word(12).load(ordering: .relaxed),
+      inode: word(13).load(ordering: .relaxed),
+      contents: Data(bytes: base + Self.contentsOffset, count: count)
+    )
+  }
+
+  /// Whether the write ending at `sequence` is still under way or has finished, and no other
+  /// began since.
+  func isUnderWayOrFinished(endingAt sequence: UInt64) -> Bool {
+    atomicMemoryFence(ordering: .acquiring)
+    let now = word(0).load(ordering: .relaxed)
+    return now == sequence || now == sequence &- 1
+  }
+
   /// Publishes what a write left at the target name and ends it at `sequence`. `state` is
-  /// copied when it fits.
+  /// copied when it fits, unless the write announced it.
   func finishWrite(sequence: UInt64, identity: FileIdentity?, state: FileState) {
     switch (state, identity) {
     case (.missing, _):
@@ -164,8 +224,13 @@ final class CoordinationPage: @unchecked Sendable {
         word(2 + index).store(value, ordering: .relaxed)
       }
       if data.count <= Self.contentsCapacity {
-        data.withUnsafeBytes { bytes in
-          if let source = bytes.baseAddress { (base + Self.contentsOffset).copyMemory(from: source, byteCount: bytes.count) }
+        // Announced by this very write (sequences are never reused), the bytes are in place.
+        let isAnnounced = word(11).load(ordering: .relaxed) == sequence
+          && word(14).load(ordering: .relaxed) == UInt64(data.count)
+        if !isAnnounced {
+          data.withUnsafeBytes { bytes in
+            if let source = bytes.baseAddress { (base + Self.contentsOffset).copyMemory(from: source, byteCount: bytes.count) }
+          }
         }
         word(10).store(UInt64(data.count), ordering: .relaxed)
         word(9).store(2, ordering: .relaxed)

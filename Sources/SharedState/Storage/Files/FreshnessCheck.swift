@@ -90,7 +90,11 @@ struct FreshnessCheck {
     let known = knowledge()
     let isOwnWriteUnderWay = sequence & 1 == 1 && known.sequence == sequence &+ 1
     if sequence & 1 == 1, !isLocked, !isOwnWriteUnderWay, !waiting || page == nil {
-      // Someone else's write: its event follows. No need to look at the target.
+      // Someone else's write: its event follows, unless the write announced what it writes and
+      // has made its exchange (whose event most often is the one being judged).
+      if let page, let announced = takeAnnounced(page: page, sequence: sequence, on: occasion, limit: limit) {
+        return announced
+      }
       return Look(freshness: .busy, target: nil, sequence: sequence)
     }
     let target = lookUpTarget(on: occasion)
@@ -119,6 +123,24 @@ struct FreshnessCheck {
       freshness = .changed(described(at: sequence, identity: identity, page: page, limit: limit))
     }
     return Look(freshness: freshness, target: target, sequence: sequence)
+  }
+
+  /// What the write under way (the sequence odd at `sequence`) left at the target name, when it
+  /// announced its inode and contents on the page and that inode is at the target name now:
+  /// the exchange is made, and the inode holds those contents until two writes later (see
+  /// ``CoordinationPage/announcement(endingAt:)``). One `fstatat` and a copy from the page,
+  /// where reading the file would take an `open`, an `fstat`, a `read` and a `close`; `nil` when
+  /// the write announced nothing, has not made its exchange, or another write began.
+  private func takeAnnounced(page: CoordinationPage, sequence: UInt64, on occasion: LookOccasion, limit: Int) -> Look? {
+    let ending = sequence &+ 1
+    guard let announced = page.announcement(endingAt: ending), announced.contents.count <= limit,
+      case let .success(status?) = lookUpTarget(on: occasion), status.type == .regular,
+      status.device == announced.device, status.inode == announced.inode,
+      status.size == Int64(announced.contents.count),
+      page.isUnderWayOrFinished(endingAt: ending)
+    else { return nil }
+    let found = FileKnowledge(sequence: sequence, identity: status.identity, state: .contents(announced.contents))
+    return Look(freshness: .changed(found), target: .success(status), sequence: sequence)
   }
 
   /// Without a sequence, one `fstatat` still settles a name found empty: no writer of the

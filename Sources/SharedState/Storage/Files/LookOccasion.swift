@@ -3,9 +3,9 @@
 ///
 /// | occasion | maps the page | waits for a writer | without a page | kept C string | lock held |
 /// |---|---|---|---|---|---|
-/// | ``event`` | no | no | no look | yes | no |
-/// | ``delivery`` | yes | no: it reads the file during the write | the lock file's sequence when the path keeps no page, else an empty name only | yes | no |
-/// | ``catchUp`` | no | no | the lock file's sequence (a file known missing and still missing first) | no | no |
+/// | ``event`` | no | no: it takes what the write announced, if anything | no look | yes | no |
+/// | ``delivery`` | yes | no: it takes what the write announced, or reads the file during the write | the lock file's sequence when the path keeps no page, else an empty name only | yes | no |
+/// | ``catchUp`` | no | no: it takes what the write announced, if anything | the lock file's sequence (a file known missing and still missing first) | no | no |
 /// | ``load`` | no | yes | an empty name only | no | no |
 /// | ``lockedRead`` | no | no | the lock file's sequence | no | shared |
 /// | ``transaction`` | no | no | the lock file's sequence | yes | exclusive |

@@ -1,3 +1,4 @@
+import Foundation
 import SystemPackage
 
 /// The write sequence: on the page when it is mapped, otherwise in the lock file's first eight
@@ -53,6 +54,14 @@ extension PathLock {
     let current = lockedSequence()
     try storeSequence(current | 1)
     return AnnouncedWrite(sequence: (current | 1) &+ 1, page: nil)
+  }
+
+  /// Announces on the page, when there is one, what the write puts at the target name: the
+  /// inode of `scratch`, about to be exchanged into place, holding `contents` (see
+  /// ``CoordinationPage/announce(endingAt:device:inode:contents:)``). Call it holding the
+  /// exclusive lock, before the exchange.
+  func announce(_ write: AnnouncedWrite, exchanging scratch: OpenInode, holding contents: Data) {
+    write.page?.announce(endingAt: write.sequence, device: scratch.device, inode: scratch.inode, contents: contents)
   }
 
   /// First half of ending a write that succeeded: without a page, the sequence is stored now, so

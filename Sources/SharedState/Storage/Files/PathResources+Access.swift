@@ -143,6 +143,7 @@ extension PathResources {
     do {
       var identity: FileIdentity?
       if case let .contents(data) = state, let scratch {
+        lock.announce(announced, exchanging: scratch, holding: data)
         identity = try replacement.replaceTarget(
           with: data, scratch: scratch, durability: durability, closingEachTime: lock.isOnNetwork,
           exclusively: exclusively
