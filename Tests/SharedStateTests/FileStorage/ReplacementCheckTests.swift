@@ -185,6 +185,9 @@ struct ReplacementCheckTests {
     let status = try target.entryStatus()
     let expected = FileKnowledge(sequence: ending - 1, identity: status.identity, state: .contents(Data("3\n".utf8)))
     #expect(look() == .changed(expected))
+    // Taken in, it is known: the exchange's later events (often in a read of their own) find
+    // nothing new.
+    #expect(look({ expected }) == .unchanged)
 
     // Another write begins during the look (after its sequence was read): nothing is taken.
     var later: UInt64?
@@ -196,6 +199,42 @@ struct ReplacementCheckTests {
     #expect(latest == ending + 2, "a write that carries on past one that never finished takes a sequence of its own")
     // That write announced nothing yet: the first one's announcement is not taken for it.
     #expect(look() == .busy)
+  }
+
+  /// What a handle took from an announcement stays known once the write has finished, while the
+  /// target name holds the same file: the exchange's events read after the delivery of the
+  /// first find nothing new, and wake no delivery.
+  @Test func anAnnouncementTakenStaysKnownOnceTheWriteHasFinished() throws {
+    let directory = try TemporaryDirectory()
+    let permissions: FilePermissions = [.ownerReadWrite]
+    let (_, target) = try Self.handleOnWrittenFile(in: directory, permissions: permissions)
+    let (page, lock) = try Self.mapPage(in: directory)
+    defer { try? lock.close() }
+    let resources = PathResources.forTarget(
+      target, filePermissions: permissions, directoryPermissions: [.ownerReadWriteExecute]
+    )
+    defer { resources.release() }
+    _ = resources.lock.page(mapping: true)
+    func look(knowing known: FileKnowledge) -> Freshness {
+      resources.freshness.look(on: .event, at: { known }, limit: 1 << 20).freshness
+    }
+
+    let ending = page.beginWrite()
+    let staged = FilePath(directory.path("staged.json"))
+    try Data("2\n".utf8).write(to: URL(fileURLWithPath: staged.string))
+    let inode = try staged.entryStatus()
+    page.announce(endingAt: ending, device: inode.device, inode: inode.inode, contents: Data("2\n".utf8))
+    #expect(rename(staged.string, target.string) == 0)
+    let status = try target.entryStatus()
+    let taken = FileKnowledge(sequence: ending - 1, identity: status.identity, state: .contents(Data("2\n".utf8)))
+    #expect(look(knowing: taken) == .unchanged, "the write under way")
+
+    page.finishWrite(sequence: ending, identity: status.identity, state: .contents(Data("2\n".utf8)))
+    #expect(look(knowing: taken) == .unchanged, "the write finished")
+
+    // A program that takes no lock puts another file there: that is news.
+    try Self.replace(target, with: "5\n", in: directory)
+    #expect(look(knowing: taken) == .changed(nil))
   }
 
   /// A handle on `value.json` in `directory`, which it has written (so that the lock file and

@@ -92,7 +92,7 @@ struct FreshnessCheck {
     if sequence & 1 == 1, !isLocked, !isOwnWriteUnderWay, !waiting || page == nil {
       // Someone else's write: its event follows, unless the write announced what it writes and
       // has made its exchange (whose event most often is the one being judged).
-      if let page, let announced = takeAnnounced(page: page, sequence: sequence, on: occasion, limit: limit) {
+      if let page, let announced = takeAnnounced(page: page, sequence: sequence, known: known, on: occasion, limit: limit) {
         return announced
       }
       return Look(freshness: .busy, target: nil, sequence: sequence)
@@ -108,6 +108,13 @@ struct FreshnessCheck {
     } else if sequence & 1 == 1, !isLocked {
       freshness = .busy
     } else if known.state != nil, sequence & 1 == 0, sequence == known.sequence, identity == known.identity {
+      freshness = .unchanged
+    } else if !isLocked, known.state != nil, known.sequence & 1 == 1, sequence == known.sequence &+ 1,
+      identity == known.identity
+    {
+      // Known while that write was under way (from its announcement, or read during it): it has
+      // finished since, no other began, and the name still holds the inode known then. (Most
+      // often the exchange's last events, read after the delivery of its first.)
       freshness = .unchanged
     } else if !isLocked, let page, case let now = page.sequence, now != sequence {
       // A write began after the sequence was read, and the entry looked up may be its result,
@@ -131,7 +138,12 @@ struct FreshnessCheck {
   /// ``CoordinationPage/announcement(endingAt:)``). One `fstatat` and a copy from the page,
   /// where reading the file would take an `open`, an `fstat`, a `read` and a `close`; `nil` when
   /// the write announced nothing, has not made its exchange, or another write began.
-  private func takeAnnounced(page: CoordinationPage, sequence: UInt64, on occasion: LookOccasion, limit: Int) -> Look? {
+  ///
+  /// A handle that took the announcement already (it knows `sequence`, and the same identity at
+  /// the name) gets ``Freshness/unchanged``.
+  private func takeAnnounced(
+    page: CoordinationPage, sequence: UInt64, known: FileKnowledge, on occasion: LookOccasion, limit: Int
+  ) -> Look? {
     let ending = sequence &+ 1
     guard let announced = page.announcement(endingAt: ending), announced.contents.count <= limit,
       case let .success(status?) = lookUpTarget(on: occasion), status.type == .regular,
@@ -139,6 +151,9 @@ struct FreshnessCheck {
       status.size == Int64(announced.contents.count),
       page.isUnderWayOrFinished(endingAt: ending)
     else { return nil }
+    if known.state != nil, known.sequence == sequence, known.identity == status.identity {
+      return Look(freshness: .unchanged, target: .success(status), sequence: sequence)
+    }
     let found = FileKnowledge(sequence: sequence, identity: status.identity, state: .contents(announced.contents))
     return Look(freshness: .changed(found), target: .success(status), sequence: sequence)
   }
