@@ -44,6 +44,28 @@ struct MultiProcessTests {
     #expect(try await DemoProcess("get", "--file", file).allOutput() == ["1000"])
   }
 
+  /// A process that writes a key without pause, while another process writes it too, ends
+  /// holding what the file holds: the deliveries of the other's writes, which its own writes
+  /// keep overtaking or taking over (see `StoredFile.deferToTransaction()`), lose nothing.
+  @Test func aProcessWritingWithoutPauseEndsHoldingTheFilesValue() async throws {
+    let directory = try TemporaryDirectory()
+    let file = directory.path("counter.json")
+    @Shared(.fileStorage(URL(fileURLWithPath: file))) var count = 0
+    let shared = $count
+    let values = AsyncQueue(shared.values)
+    let worker = try DemoProcess("increment", "--file", file, "--times", "2000")
+    // On a thread of its own: a `withLock` of a file key never suspends.
+    let writing = Task.detached {
+      for _ in 0..<2000 { shared.withLock { $0 += 1 } }
+    }
+    #expect(try await worker.allOutput(seconds: 300) == ["ok 2000"])
+    await writing.value
+    #expect(try await DemoProcess("get", "--file", file).allOutput() == ["4000"])
+    // Bounded: inside the full parallel suite a delivery can wait for a thread for seconds.
+    _ = try await values.next(seconds: 60) { $0 == 4000 }
+    #expect(count == 4000)
+  }
+
   @Test func blindConcurrentSetsConvergeEverywhere() async throws {
     let directory = try TemporaryDirectory()
     let file = directory.path("value.json")
