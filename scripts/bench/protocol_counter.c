@@ -4,8 +4,8 @@
 //   fcntl(F_OFD_SETLKW) + fstat (lock file still linked) on the lock file,
 //   fstatat(target); the value from the mapped coordination page when it describes the target,
 //   fstatat(scratch) (still our inode), [open of the directory], the page's announcement of the
-//   contents and the scratch's inode, pwrite (+ ftruncate when the
-//   length changes) of the persistent scratch descriptor, [fsync], renameat2(RENAME_EXCHANGE),
+//   contents and the scratch's inode, pwrite (+ ftruncate when the length changes) of the
+//   persistent scratch descriptor, [fsync], renameat2(RENAME_EXCHANGE),
 //   fstat of the new target, the page's seqlock update, [fsync and close of the directory],
 //   fcntl(F_UNLCK).
 //
@@ -16,8 +16,9 @@
 // read), it looks as the library's FreshnessCheck does: the page's sequence,
 // then the entry at FILE (fstatat: the identity that tells a program that takes no lock from a
 // cooperating writer), and takes the value from the page under its seqlock when either changed,
-// or, while a write is under way, what that write announced once its inode is at FILE; and it paces its reading as the library's does
-// (Storage/Watching/ReadingPace.swift): a wake-up less than 1 ms after the previous one is a
+// or, while a write is under way, what that write announced once its inode is at FILE; and it
+// paces its reading as the library's does (Storage/Watching/ReadingPace.swift): a wake-up less
+// than 1 ms after the previous one is a
 // burst, and in a burst it waits again no sooner than 100 µs after the last wake-up; and it runs
 // under the default scheduling policy, as the library's threads do. That is the floor of the
 // default configuration, where every process watches.
