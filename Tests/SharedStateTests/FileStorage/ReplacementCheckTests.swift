@@ -9,24 +9,14 @@ import Testing
 @Suite("File storage: judging a replacement")
 struct ReplacementCheckTests {
   @Test func aReplacementDuringTheHandlesOwnWriteIsNotTakenForIt() throws {
-    let directory = try TemporaryDirectory()
-    let permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead]
-    let (_, target) = try Self.handleOnWrittenFile(in: directory, permissions: permissions)
+    let fixture = try PageFixture(permissions: [.ownerReadWrite, .groupRead, .otherRead])
+    let (directory, target, page, resources) = (fixture.directory, fixture.target, fixture.page, fixture.resources)
 
     // The handle's next write, half done: the page's sequence is odd, and the handle already
     // knows where the write ends and what it put at the target name (the transaction records it
     // before it publishes the write on the page).
-    let (page, lock) = try Self.mapPage(in: directory)
-    defer { try? lock.close() }
     let ending = page.beginWrite()
     defer { page.abandonWrite(sequence: ending) }
-    let resources = PathResources.forTarget(
-      target, filePermissions: permissions, directoryPermissions: [.ownerReadWriteExecute]
-    )
-    defer { resources.release() }
-    // The page mapped, as a delivery maps it: an event's look (which waits for no writer) then
-    // uses it.
-    _ = resources.lock.page(mapping: true)
     func freshness(of known: FileKnowledge, waiting: Bool) -> Freshness? {
       resources.freshness.look(on: waiting ? .delivery : .event, at: { known }, limit: 1 << 20).freshness
     }
@@ -85,19 +75,11 @@ struct ReplacementCheckTests {
   /// write's own event rather than take it for a change to read now (which would wait for the
   /// writer's lock).
   @Test func aWriteBegunDuringTheLookIsLeftToItsOwnEvent() throws {
-    let directory = try TemporaryDirectory()
-    let permissions: FilePermissions = [.ownerReadWrite]
-    let (file, target) = try Self.handleOnWrittenFile(in: directory, permissions: permissions)
-    let known = file.known
-    let (page, lock) = try Self.mapPage(in: directory)
-    defer { try? lock.close() }
-    let resources = PathResources.forTarget(
-      target, filePermissions: permissions, directoryPermissions: [.ownerReadWriteExecute]
-    )
-    defer { resources.release() }
+    let fixture = try PageFixture(permissions: [.ownerReadWrite])
+    let (directory, target, page, resources) = (fixture.directory, fixture.target, fixture.page, fixture.resources)
+    let known = fixture.file.known
     // The look asks for the handle's knowledge between reading the sequence and looking up the
     // target: another writer begins there, and its exchange puts another file in place.
-    _ = resources.lock.page(mapping: true)
     var ending: UInt64?
     let look = resources.freshness.look(
       on: .event,
@@ -154,17 +136,9 @@ struct ReplacementCheckTests {
   /// that inode is at the target name (its exchange made), without reading the file; before
   /// that, or once another write began, the look leaves it to the write's own event.
   @Test func aWriteUnderWayIsTakenFromItsAnnouncementOnceItsInodeIsInPlace() throws {
-    let directory = try TemporaryDirectory()
-    let permissions: FilePermissions = [.ownerReadWrite]
-    let (file, target) = try Self.handleOnWrittenFile(in: directory, permissions: permissions)
-    let known = file.known
-    let (page, lock) = try Self.mapPage(in: directory)
-    defer { try? lock.close() }
-    let resources = PathResources.forTarget(
-      target, filePermissions: permissions, directoryPermissions: [.ownerReadWriteExecute]
-    )
-    defer { resources.release() }
-    _ = resources.lock.page(mapping: true)
+    let fixture = try PageFixture(permissions: [.ownerReadWrite])
+    let (directory, target, page, resources) = (fixture.directory, fixture.target, fixture.page, fixture.resources)
+    let known = fixture.file.known
     func look(_ knowledge: @escaping () -> FileKnowledge = { known }) -> Freshness {
       resources.freshness.look(on: .event, at: knowledge, limit: 1 << 20).freshness
     }
@@ -174,10 +148,7 @@ struct ReplacementCheckTests {
     let ending = page.beginWrite()
     var latest = ending
     defer { page.abandonWrite(sequence: latest) }
-    let staged = FilePath(directory.path("staged.json"))
-    try Data("2\n".utf8).write(to: URL(fileURLWithPath: staged.string))
-    let inode = try staged.entryStatus()
-    page.announce(endingAt: ending, device: inode.device, inode: inode.inode, contents: Data("3\n".utf8))
+    let staged = try Self.stage("2\n", in: directory, announcing: "3\n", on: page, endingAt: ending)
     #expect(look() == .busy, "the exchange is not made yet: the old inode is at the target name")
 
     // The exchange made (here a rename): the announcement stands for what is there.
@@ -205,25 +176,14 @@ struct ReplacementCheckTests {
   /// target name holds the same file: the exchange's events read after the delivery of the
   /// first find nothing new, and wake no delivery.
   @Test func anAnnouncementTakenStaysKnownOnceTheWriteHasFinished() throws {
-    let directory = try TemporaryDirectory()
-    let permissions: FilePermissions = [.ownerReadWrite]
-    let (_, target) = try Self.handleOnWrittenFile(in: directory, permissions: permissions)
-    let (page, lock) = try Self.mapPage(in: directory)
-    defer { try? lock.close() }
-    let resources = PathResources.forTarget(
-      target, filePermissions: permissions, directoryPermissions: [.ownerReadWriteExecute]
-    )
-    defer { resources.release() }
-    _ = resources.lock.page(mapping: true)
+    let fixture = try PageFixture(permissions: [.ownerReadWrite])
+    let (directory, target, page, resources) = (fixture.directory, fixture.target, fixture.page, fixture.resources)
     func look(knowing known: FileKnowledge) -> Freshness {
       resources.freshness.look(on: .event, at: { known }, limit: 1 << 20).freshness
     }
 
     let ending = page.beginWrite()
-    let staged = FilePath(directory.path("staged.json"))
-    try Data("2\n".utf8).write(to: URL(fileURLWithPath: staged.string))
-    let inode = try staged.entryStatus()
-    page.announce(endingAt: ending, device: inode.device, inode: inode.inode, contents: Data("2\n".utf8))
+    let staged = try Self.stage("2\n", in: directory, announcing: "2\n", on: page, endingAt: ending)
     #expect(rename(staged.string, target.string) == 0)
     let status = try target.entryStatus()
     let taken = FileKnowledge(sequence: ending - 1, identity: status.identity, state: .contents(Data("2\n".utf8)))
@@ -267,6 +227,49 @@ struct ReplacementCheckTests {
   }
 
   private struct PageNotMapped: Error {}
+
+  /// A file that its handle has written, its page mapped as another process maps it, and this
+  /// process's resources for the path with the page mapped too, as a delivery maps it (an
+  /// event's look then uses it). The lock file's descriptor is closed and the resources released
+  /// when the fixture goes.
+  private final class PageFixture {
+    let directory: TemporaryDirectory
+    let file: DiskFile
+    let target: FilePath
+    let page: CoordinationPage
+    let resources: PathResources
+    private let lock: FileDescriptor
+
+    init(permissions: FilePermissions) throws {
+      directory = try TemporaryDirectory()
+      (file, target) = try ReplacementCheckTests.handleOnWrittenFile(in: directory, permissions: permissions)
+      (page, lock) = try ReplacementCheckTests.mapPage(in: directory)
+      resources = PathResources.forTarget(
+        target, filePermissions: permissions, directoryPermissions: [.ownerReadWriteExecute]
+      )
+      _ = resources.lock.page(mapping: true)
+    }
+
+    deinit {
+      try? lock.close()
+      resources.release()
+    }
+  }
+
+  /// Writes `text` into a new file beside the target, as a writer writes its scratch, and
+  /// announces that file's inode holding `announced` for the write ending at `ending`.
+  ///
+  /// - Returns: The new file's path, for the caller to rename into place.
+  private static func stage(
+    _ text: String, in directory: TemporaryDirectory, announcing announced: String,
+    on page: CoordinationPage, endingAt ending: UInt64
+  ) throws -> FilePath {
+    let staged = FilePath(directory.path("staged.json"))
+    try Data(text.utf8).write(to: URL(fileURLWithPath: staged.string))
+    let inode = try staged.entryStatus()
+    page.announce(endingAt: ending, device: inode.device, inode: inode.inode, contents: Data(announced.utf8))
+    return staged
+  }
 
   /// Puts a file holding `text` at `target` as a program that takes no lock does: written
   /// beside it, then renamed over it.
