@@ -70,4 +70,48 @@ struct SwappedSuiteTests {
     #expect(try await DemoProcess("set", "--suite", replacement, "--key", "k", "103").waitForExit() == 0)
     #expect(try await watcher.nextLine().hasSuffix(" 103"))
   }
+
+  /// A process writing a key while its suite, a link, is swapped to another directory goes on
+  /// writing there under that directory's lock: it fails no write, and loses none of another
+  /// process's increments made there after the swap.
+  ///
+  /// KNOWN ISSUE, not fixed yet: the writing process keeps the old directory's lock file open
+  /// and trusts it while it is still linked (`PathLock`), while the paths it writes resolve into
+  /// the new directory, whose writers lock another file. Seen here as "could not be written:
+  /// File exists" after the swap, and counts that do not add up. The fix anchors each
+  /// transaction on a directory descriptor; this test then passes as it is, and the
+  /// `withKnownIssue` around it goes.
+  @Test func aWriterWhoseSuiteIsSwappedGoesOnUnderTheNewDirectorysLock() async throws {
+    let directory = try TemporaryDirectory()
+    let suite = directory.path("config/app")
+    let first = directory.path("store/first")
+    let second = directory.path("store/second")
+    for path in [first, second, directory.path("config")] {
+      try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+    try FileManager.default.createSymbolicLink(atPath: suite, withDestinationPath: first)
+    for store in [first, second] {
+      #expect(try await DemoProcess("set", "--suite", store, "--key", "k", "0").waitForExit() == 0)
+    }
+
+    let writer = try DemoProcess("increment", "--suite", suite, "--key", "k", "--times", "20000", "--report-each")
+    // Swapped once the writer is well under way, with its descriptors kept.
+    while try await writer.nextLine(seconds: 60) != "done 200" {}
+    let swap = "ln -sfn '\(second)' '\(suite).next' && mv -T '\(suite).next' '\(suite)'"
+    #expect(try await DemoProcess.shell(swap).waitForExit() == 0)
+    let other = try DemoProcess("increment", "--suite", suite, "--key", "k", "--times", "3000")
+
+    await withKnownIssue("a writer keeps the old directory's lock after its suite is swapped", isIntermittent: true) {
+      #expect(try await other.allOutput(seconds: 300) == ["ok 3000"])
+      let reports = try await writer.allOutput(seconds: 300)
+      let done = reports.last { $0.hasPrefix("done ") }.flatMap { Int($0.dropFirst(5)) } ?? 200
+      #expect(try await writer.waitForExit() == 0)
+      #expect(done == 20000)
+      var total = 0
+      for store in [first, second] {
+        total += try await DemoProcess("get", "--suite", store, "--key", "k").allOutput().first.flatMap { Int($0) } ?? 0
+      }
+      #expect(total == done + 3000, "the two directories hold every increment made, once")
+    }
+  }
 }
