@@ -60,7 +60,8 @@ enum LookOccasion: Sendable {
 
   /// Whether a write under way gets a moment (about 0.1 ms) to finish before the look judges.
   ///
-  /// Not a delivery's: it reads the file at once instead (see
+  /// Not a delivery's: it takes what the write announced once its inode is at the target name
+  /// (see ``CoordinationPage/announcement(endingAt:)``), or else reads the file at once (see
   /// ``PathResources/readDuringWrite(at:limit:)``). The event that prompts it comes from the
   /// writer's exchange, a few system calls before that writer finishes the page; with many
   /// watchers woken on two cores, the writer waited behind them all, and each of them yielded to
