@@ -1,7 +1,8 @@
 // The floor of scripts/bench.sh: SharedState's file protocol in C, without Swift or JSON
 // coding. Increments a counter stored as decimal text in FILE, N times, with per increment
 // exactly the writer's system calls of Storage/Files (PathLock, FreshnessCheck, FileReplacement):
-//   fcntl(F_OFD_SETLKW) + fstat (lock file still linked) on the lock file,
+//   fcntl(F_OFD_SETLKW) + fstat (lock file still linked) on the lock file + fstatat of its name
+//   (still the file there),
 //   fstatat(target); the value from the mapped coordination page when it describes the target,
 //   fstatat(scratch) (still our inode), [open of the directory], the page's announcement of the
 //   contents and the scratch's inode, pwrite (+ ftruncate when the length changes) of the
@@ -211,8 +212,12 @@ int main(int argc, char **argv) {
   sleep_until(atoll(argv[3]));
   for (long i = 0; i < times; i++) {
     if (lock_file(lock, F_WRLCK) != 0) die("lock");
-    struct stat s;
+    struct stat s, at_name;
     if (fstat(lock, &s) != 0 || s.st_nlink != 1) die("lock file");
+    // Still the lock file at its name (as the library checks on every lock): a directory on the
+    // path swapped for another leaves the kept one linked in the old directory.
+    if (fstatat(AT_FDCWD, lock_path, &at_name, AT_SYMLINK_NOFOLLOW) != 0 || at_name.st_ino != s.st_ino
+        || at_name.st_dev != s.st_dev) die("lock file moved");
     uint64_t sequence = __atomic_load_n(&page[0], __ATOMIC_ACQUIRE);
     struct stat t;
     int has_target = fstatat(AT_FDCWD, target, &t, AT_SYMLINK_NOFOLLOW) == 0;

@@ -75,12 +75,13 @@ struct SwappedSuiteTests {
   /// writing there under that directory's lock: it fails no write, and loses none of another
   /// process's increments made there after the swap.
   ///
-  /// KNOWN ISSUE, not fixed yet: the writing process keeps the old directory's lock file open
-  /// and trusts it while it is still linked (`PathLock`), while the paths it writes resolve into
-  /// the new directory, whose writers lock another file. Seen here as "could not be written:
-  /// File exists" after the swap, and counts that do not add up. The fix anchors each
-  /// transaction on a directory descriptor; this test then passes as it is, and the
-  /// `withKnownIssue` around it goes.
+  /// KNOWN ISSUE, for the one transaction under way at the swap: it holds the old directory's
+  /// lock while its names (the refresh's, the scratch's, the exchange's) lead into the new
+  /// directory, so it can fail ("File exists", "No such file or directory") or land there with
+  /// the old directory's value. (The transactions after it check their lock file at its name and
+  /// take the new directory's lock: before that check, every later write went wrong too.) The
+  /// fix anchors each transaction on a directory descriptor; this test then passes as it is,
+  /// and the `withKnownIssue` around it goes.
   @Test func aWriterWhoseSuiteIsSwappedGoesOnUnderTheNewDirectorysLock() async throws {
     let directory = try TemporaryDirectory()
     let suite = directory.path("config/app")
@@ -101,7 +102,7 @@ struct SwappedSuiteTests {
     #expect(try await DemoProcess.shell(swap).waitForExit() == 0)
     let other = try DemoProcess("increment", "--suite", suite, "--key", "k", "--times", "3000")
 
-    await withKnownIssue("a writer keeps the old directory's lock after its suite is swapped", isIntermittent: true) {
+    await withKnownIssue("the transaction under way at a swap holds the old directory's lock", isIntermittent: true) {
       #expect(try await other.allOutput(seconds: 300) == ["ok 3000"])
       let reports = try await writer.allOutput(seconds: 300)
       let done = reports.last { $0.hasPrefix("done ") }.flatMap { Int($0.dropFirst(5)) } ?? 200

@@ -47,6 +47,13 @@ final class CompanionPaths: Sendable {
     var scratch: FilePath?
     var targetForCalls: PlatformPath?
     var scratchForCalls: PlatformPath?
+    var lockForCalls: PlatformPath?
+  }
+
+  /// The lock file, as the check that every lock makes takes it (see ``PathLock``): a path locked
+  /// again and again makes its name once.
+  var lockForCalls: PlatformPath {
+    madeOnDemand.withLock { Self.made(&$0.lockForCalls) { PlatformPath(lock) } }
   }
 
   /// The target, as the system calls of a transaction, or of a look an event prompts, take it.

@@ -113,13 +113,11 @@ final class PathLock: @unchecked Sendable {
     // A lock file removed since it was opened excludes nobody: start again on the one there
     // now. Bounded, so that an entry that keeps disappearing is an error, not a spin.
     for _ in 0..<64 {
-      var isOpenedNow = false
       if lockDescriptor == nil || (kind == .exclusive && !lockIsWritable) {
         closeLockFile()
         guard try openLockFile(creating: kind == .exclusive, readingOnly: kind == .shared && !keepingOpen) else {
           return nil
         }
-        isOpenedNow = true
       }
       guard let descriptor = lockDescriptor else { return nil }
       try descriptor.lock(kind)
@@ -127,9 +125,12 @@ final class PathLock: @unchecked Sendable {
       // have been long, and what was opened may have changed meanwhile. A name that another
       // user hard-linked to a file elsewhere, then removed while this process waited, leaves a
       // singly linked file that is no longer at the name: it is not the lock file. A descriptor
-      // kept open was checked when it was opened; its link count says if it was removed since.
+      // kept open is checked at the name too, on every lock: a directory on the path swapped
+      // for another (a symbolic link retargeted, as stow and home-manager do) leaves it linked
+      // in the old directory, while every name this process uses now leads into the new one,
+      // whose writers lock another file.
       let status = try descriptor.status()
-      if status.linkCount == 1, !isOpenedNow || isAtLockName(status) { return status }
+      if status.linkCount == 1, isAtLockName(status) { return status }
       try? descriptor.unlock()
       closeLockFile()
       if status.linkCount > 1 {
@@ -141,7 +142,7 @@ final class PathLock: @unchecked Sendable {
 
   /// Whether the entry at the lock file's name is the inode of `status` (the open lock file).
   private func isAtLockName(_ status: EntryStatus) -> Bool {
-    guard let atName = try? paths.lock.entryStatusIfPresent() else { return false }
+    guard let atName = try? paths.lockForCalls.entryStatusIfPresent() else { return false }
     return atName.device == status.device && atName.inode == status.inode
   }
 
