@@ -170,9 +170,7 @@ final class CoordinationPage: @unchecked Sendable {
   /// place already.
   func announce(endingAt sequence: UInt64, device: UInt64, inode: UInt64, contents: Data) {
     guard contents.count <= Self.contentsCapacity else { return }
-    contents.withUnsafeBytes { bytes in
-      if let source = bytes.baseAddress { (base + Self.contentsOffset).copyMemory(from: source, byteCount: bytes.count) }
-    }
+    copyIntoContents(contents)
     word(12).store(device, ordering: .relaxed)
     word(13).store(inode, ordering: .relaxed)
     word(14).store(UInt64(contents.count), ordering: .relaxed)
@@ -227,11 +225,7 @@ final class CoordinationPage: @unchecked Sendable {
         // Announced by this very write (sequences are never reused), the bytes are in place.
         let isAnnounced = word(11).load(ordering: .relaxed) == sequence
           && word(14).load(ordering: .relaxed) == UInt64(data.count)
-        if !isAnnounced {
-          data.withUnsafeBytes { bytes in
-            if let source = bytes.baseAddress { (base + Self.contentsOffset).copyMemory(from: source, byteCount: bytes.count) }
-          }
-        }
+        if !isAnnounced { copyIntoContents(data) }
         word(10).store(UInt64(data.count), ordering: .relaxed)
         word(9).store(2, ordering: .relaxed)
       } else {
@@ -242,6 +236,13 @@ final class CoordinationPage: @unchecked Sendable {
     }
     word(1).store(sequence, ordering: .relaxed)
     word(0).store(sequence, ordering: .releasing)
+  }
+
+  /// Copies `data` (which fits) to the contents' place. Call it with the sequence odd.
+  private func copyIntoContents(_ data: Data) {
+    data.withUnsafeBytes { bytes in
+      if let source = bytes.baseAddress { (base + Self.contentsOffset).copyMemory(from: source, byteCount: bytes.count) }
+    }
   }
 
   /// Ends a write that did not finish (it failed before or after the exchange) at `sequence`,
