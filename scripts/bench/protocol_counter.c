@@ -272,7 +272,9 @@ int main(int argc, char **argv) {
       scratch_status.st_size = length;
     }
     if (durable && fsync(scratch) != 0) die("fsync");
-    int exchanged = renameat2(AT_FDCWD, scratch_path, AT_FDCWD, target, RENAME_EXCHANGE) == 0;
+    // The target first, as the library names them: its events then come first (see
+    // FileReplacement.exchangeIntoPlace).
+    int exchanged = renameat2(AT_FDCWD, target, AT_FDCWD, scratch_path, RENAME_EXCHANGE) == 0;
     if (!exchanged) {
       if (errno != ENOENT || rename(scratch_path, target) != 0) die("rename");
     }

@@ -145,7 +145,8 @@ static int write_pings(const char *dir, const char *name, int count, int interva
       return 1;
     }
     close(file);
-    if (renameat2(AT_FDCWD, scratch, AT_FDCWD, target, RENAME_EXCHANGE) != 0 && rename(scratch, target) != 0) {
+    // The target first, as the library names them (its events then come first).
+    if (renameat2(AT_FDCWD, target, AT_FDCWD, scratch, RENAME_EXCHANGE) != 0 && rename(scratch, target) != 0) {
       perror("exchange");
       return 1;
     }

@@ -131,11 +131,20 @@ final class FileReplacement {
 
   /// Exchanges the scratch file with the target.
   ///
+  /// The target is named first: the kernel reports an exchange as two moves, the first name's
+  /// (`IN_MOVED_FROM` target, `IN_MOVED_TO` scratch) before the second's, each event waking
+  /// every watcher. Named second, the target's first event came after the scratch's, and a
+  /// watcher woken on the idle core by that first event often read it alone (a companion's
+  /// event, dropped) and slept again before the rest came: 0.12–0.15 more wake-ups per change
+  /// in each of 16 watchers. Named first, the first event is the target's, and its look (the
+  /// exchange is complete before any event is reported) takes long enough for the rest to be
+  /// queued: 0.06–0.07 (`scripts/bench/fanout.sh`, alternated).
+  ///
   /// - Returns: Whether a target was there (and is now at the scratch name).
   private func exchangeIntoPlace() throws -> Bool {
     let failure: Errno
     do {
-      try paths.scratchForCalls.exchange(with: paths.targetForCalls)
+      try paths.targetForCalls.exchange(with: paths.scratchForCalls)
       return true
     } catch {
       failure = error
