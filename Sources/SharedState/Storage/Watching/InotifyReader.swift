@@ -59,13 +59,12 @@ final class InotifyReader: @unchecked Sendable {
   @exclusivity(unchecked) private var pathsByDescriptor: [WatchDescriptor: FilePath] = [:] {
     didSet { forgetLearntKeys() }
   }
-  /// The names each watch guards (see ``WatchPlan/isGuarded(_:in:)``), `nil` when it guards
-  /// none, learnt at its first event as ``routingKeys`` are.
-  @exclusivity(unchecked) private var guardedNamesByDescriptor: [WatchDescriptor: Set<String>?] = [:]
-  /// The key each watch's files' events are routed by, `nil` when they do not count (its path
-  /// is no watched directory of the plan), learnt at its first event: asking the plan and
+  /// What each watch's events are routed by, learnt at its first event: asking the plan and
   /// keying the path both hash the path, on every event.
-  @exclusivity(unchecked) private var routingKeys: [WatchDescriptor: PathKey?] = [:]
+  @exclusivity(unchecked) private var routes: [WatchDescriptor: WatchRoute] = [:]
+  /// The route of the watch that saw the last event, with its descriptor: most reads are about
+  /// one directory, and its events then cost no hashing at all.
+  @exclusivity(unchecked) private var lastRoute: (descriptor: WatchDescriptor, route: WatchRoute)?
   /// The watch that served each wanted directory when last planned, to tell which ones changed.
   @exclusivity(unchecked) private var servingWatches: [FilePath: WatchDescriptor?] = [:]
   @exclusivity(unchecked) private var mustReplan = false
@@ -84,6 +83,17 @@ final class InotifyReader: @unchecked Sendable {
   /// them answers for the same event of the same file later in that read, which was queued
   /// before it (a write's exchange raises two events on the file's name; a burst, many).
   @exclusivity(unchecked) private var routedInRead: [RoutedEvent] = []
+
+  /// What the events of one watch are routed by.
+  private struct WatchRoute {
+    /// The watched path.
+    let path: FilePath
+    /// The names the watch guards (see ``WatchPlan/isGuarded(_:in:)``); `nil` when it guards none.
+    let guardedNames: Set<String>?
+    /// The key its files' events are routed by; `nil` when they do not count (its path is no
+    /// watched directory of the plan).
+    let routingKey: PathKey?
+  }
 
   private struct RoutedEvent: Equatable {
     let descriptor: WatchDescriptor
@@ -336,7 +346,8 @@ final class InotifyReader: @unchecked Sendable {
       watcher.resynchronizeAll()
       return []
     }
-    guard let path = pathsByDescriptor[event.descriptor] else { return [] }
+    guard let route = route(of: event.descriptor) else { return [] }
+    let path = route.path
     if !event.events.isDisjoint(with: InotifyEvents.watchEnded) {
       if !event.events.isDisjoint(with: [.ignored, .deletedSelf, .unmounted]) {
         watches[path]?.isDead = true
@@ -349,7 +360,7 @@ final class InotifyReader: @unchecked Sendable {
     // Whatever arrives or leaves under a guarded name changes the plan: a directory, or a
     // symbolic link put where a directory was (its events carry no `IN_ISDIR`).
     if !event.events.isDisjoint(with: InotifyEvents.entryArrivals),
-      let guarded = guardedNames(of: event.descriptor, at: path), guarded.contains(name)
+      let guarded = route.guardedNames, guarded.contains(name)
     {
       disturbedPaths.insert(path.appending(name))
       mustReplan = true
@@ -357,7 +368,7 @@ final class InotifyReader: @unchecked Sendable {
     }
     if event.events.contains(.isDirectory) { return [] }
     // Companion files' events were dropped above, from the name as the kernel gave it.
-    guard !name.isEmpty, let routingKey = routingKey(of: event.descriptor, at: path) else {
+    guard !name.isEmpty, let routingKey = route.routingKey else {
       return []
     }
     // A file created empty is written next: its close or its rename into place is what counts.
@@ -377,25 +388,28 @@ final class InotifyReader: @unchecked Sendable {
   }
 
   private func forgetLearntKeys() {
-    routingKeys = [:]
-    guardedNamesByDescriptor = [:]
+    routes = [:]
+    lastRoute = nil
   }
 
-  /// The names the watch `descriptor` (on `path`) guards; `nil` when it guards none.
-  private func guardedNames(of descriptor: WatchDescriptor, at path: FilePath) -> Set<String>? {
-    if let known = guardedNamesByDescriptor[descriptor] { return known }
-    let names = plan.guardedNames[path]
-    guardedNamesByDescriptor[descriptor] = .some(names)
-    return names
-  }
-
-  /// The key the events of the files under the watch `descriptor` (on `path`) are routed by;
-  /// `nil` when they do not count.
-  private func routingKey(of descriptor: WatchDescriptor, at path: FilePath) -> PathKey? {
-    if let known = routingKeys[descriptor] { return known }
-    let key = plan.watchedDirectories.contains(path) ? PathKey(path) : nil
-    routingKeys[descriptor] = key
-    return key
+  /// The route of the events of the watch `descriptor`; `nil` when it is not one of the watches
+  /// in place.
+  private func route(of descriptor: WatchDescriptor) -> WatchRoute? {
+    if let lastRoute, lastRoute.descriptor == descriptor { return lastRoute.route }
+    let route: WatchRoute
+    if let known = routes[descriptor] {
+      route = known
+    } else {
+      guard let path = pathsByDescriptor[descriptor] else { return nil }
+      route = WatchRoute(
+        path: path,
+        guardedNames: plan.guardedNames[path],
+        routingKey: plan.watchedDirectories.contains(path) ? PathKey(path) : nil
+      )
+      routes[descriptor] = route
+    }
+    lastRoute = (descriptor, route)
+    return route
   }
 
   // MARK: The file system
