@@ -118,13 +118,13 @@ final class FileKeySubscription<Value: Sendable>: Sendable {
   /// lock through its transaction) or another delivery that came between has brought the
   /// handle, and the value with it, further, and the file is looked at again. So a value read
   /// from the file never overtakes a write the reference makes meanwhile, and what the handle
-  /// knows is always what the reference holds.
+  /// knows is always what the reference holds. Neither the read nor the key's decoder ever runs
+  /// under the reference's lock, not even when every read is overtaken.
   private func deliver(on occasion: LookOccasion, isOwnChange: Bool = false) {
     let file = key.file
     // Left to a `withLock` of this key's under way, which holds the reference's lock meanwhile
     // (see ``StoredFile/deferToTransaction()``).
     if occasion == .delivery, file.deferToTransaction() { return }
-    var gone: FileState?
     for _ in 0..<Self.readsOutsideTheLock {
       let reading = file.reading(on: occasion)
       if reading.isNothingNew { return }
@@ -145,23 +145,22 @@ final class FileKeySubscription<Value: Sendable>: Sendable {
         return decoded
       }
       guard isTaken else { continue }
-      if keepsPlaceholder, case let .success(state?) = reading.found, FilePlaceholder.isReplaced(state) { gone = state }
-      if let gone { restorePlaceholder(replacing: gone) }
+      if keepsPlaceholder, case let .success(state?) = reading.found, FilePlaceholder.isReplaced(state) {
+        restorePlaceholder(replacing: state)
+      }
       return
     }
-    // Overtaken each time (this process writes the key without pause): read under the lock, which
-    // nothing overtakes.
-    yield(isOwnChange: isOwnChange) {
-      key.decodedRead {
-        let state = try file.readIfChanged(on: occasion)
-        if keepsPlaceholder, let state, FilePlaceholder.isReplaced(state) { gone = state }
-        return state
-      }
-    }
-    if let gone { restorePlaceholder(replacing: gone) }
+    // Overtaken each time (this process writes the key without pause): nothing is left to
+    // deliver, and the file is never read under the reference's lock (nor the key's decoder run
+    // there). What overtook the last read knew what overtook the read before it, so it looked at
+    // the file after this delivery began: either after the write the last read found (the
+    // reference holds that write or a later one), or before it, and then that write was made
+    // while this delivery ran and its events wait for the next one. (The first read alone could
+    // be overtaken by a look older than the write it found: it is never the last.)
   }
 
-  /// How many times a delivery reads outside the reference's lock before it reads under it.
+  /// How many times a delivery reads before it leaves the change to what overtook it (at least
+  /// two: see the end of ``deliver(on:isOwnChange:)``).
   private static var readsOutsideTheLock: Int { 4 }
 
   /// Hands what `compute` returns (under the reference's lock) to the subscriber: as a change
