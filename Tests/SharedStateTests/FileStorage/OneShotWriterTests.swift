@@ -9,34 +9,10 @@ import Testing
 struct OneShotWriterTests {
   @Test(arguments: [["--file", "counter.json"], ["--suite", "suite", "--key", "counter"]])
   func leavesNoCloseAfterWritingAtTheTarget(_ place: [String]) async throws {
-    let directory = try TemporaryDirectory()
-    let arguments = place.enumerated().map { index, argument in
-      index == 1 ? directory.path(argument) : argument
-    }
     // The first write makes the target, its lock and its scratch file.
-    #expect(try await demo(["increment"] + arguments + ["--times", "1"]).waitForExit() == 0)
-    let watched = place[0] == "--file" ? directory.url.path : directory.path("suite")
-    let events = try DemoProcess(
-      executable: URL(fileURLWithPath: "/usr/bin/inotifywait"),
-      arguments: ["-m", "-e", "close_write", "--format", "%f", watched]
-    )
-    while !(try await events.nextErrorLine()).contains("established") {}
-    let writer = try demo(["increment"] + arguments + ["--times", "1"])
-    #expect(try await writer.allOutput(seconds: 60) == ["ok 1"])
-    #expect(try await writer.waitForExit() == 0)
-    // The end of what the writer caused, marked by a file of the test's own.
-    try Data().write(to: URL(fileURLWithPath: watched + "/end"))
-    var closed: [String] = []
-    while true {
-      let name = try await events.nextLine()
-      if name == "end" { break }
-      closed.append(name)
-    }
-    #expect(!closed.contains("counter.json"), "closed after writing: \(closed)")
-    #expect(try await demo(["get"] + arguments).allOutput() == ["2"])
-  }
-
-  private func demo(_ arguments: [String]) throws -> DemoProcess {
-    try DemoProcess(executable: DemoProcess.demoExecutable, arguments: arguments)
+    let counter = try await WatchedIncrement(place)
+    let closed = try await counter.events(["close_write"], duringIncrements: 1)
+    #expect(!closed.contains { $0.hasSuffix(" counter.json") }, "closed after writing: \(closed)")
+    #expect(try await WatchedIncrement.demo(["get"] + counter.arguments).allOutput() == ["2"])
   }
 }
