@@ -125,7 +125,7 @@ final class FileKeySubscription<Value: Sendable>: Sendable {
     // Left to a `withLock` of this key's under way, which holds the reference's lock meanwhile
     // (see ``StoredFile/deferToTransaction()``).
     if occasion == .delivery, file.deferToTransaction() { return }
-    for _ in 0..<Self.readsOutsideTheLock {
+    for _ in 0..<Self.readsPerDelivery {
       let reading = file.reading(on: occasion)
       if reading.isNothingNew { return }
       if case .success(nil) = reading.found {
@@ -161,7 +161,7 @@ final class FileKeySubscription<Value: Sendable>: Sendable {
 
   /// How many times a delivery reads before it leaves the change to what overtook it (at least
   /// two: see the end of ``deliver(on:isOwnChange:)``).
-  private static var readsOutsideTheLock: Int { 4 }
+  private static var readsPerDelivery: Int { 4 }
 
   /// Hands what `compute` returns (under the reference's lock) to the subscriber: as a change
   /// from elsewhere, or as this process's own.

@@ -138,7 +138,7 @@ final class FileReplacement {
   /// event, dropped) and slept again before the rest came: 0.12–0.15 more wake-ups per change
   /// in each of 16 watchers. Named first, the first event is the target's, and its look (the
   /// exchange is complete before any event is reported) takes long enough for the rest to be
-  /// queued: 0.06–0.07 (`scripts/bench/fanout.sh`, alternated).
+  /// queued: 0.06–0.07 (16 watchers of `shared-demo ping`, `perf stat`, alternated).
   ///
   /// - Returns: Whether a target was there (and is now at the scratch name).
   private func exchangeIntoPlace() throws -> Bool {

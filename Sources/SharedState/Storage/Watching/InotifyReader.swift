@@ -52,12 +52,12 @@ final class InotifyReader: @unchecked Sendable {
   @exclusivity(unchecked) private var hasStartedBefore = false
   @exclusivity(unchecked) private var wakeDescriptor: WatchDescriptor?
   @exclusivity(unchecked) private var plan = WatchPlan(wanted: [], exists: { _ in false }) {
-    didSet { forgetLearntKeys() }
+    didSet { forgetRoutes() }
   }
   @exclusivity(unchecked) private var appliedRevision = -1
   @exclusivity(unchecked) private var watches: [FilePath: ActiveWatch] = [:]
   @exclusivity(unchecked) private var pathsByDescriptor: [WatchDescriptor: FilePath] = [:] {
-    didSet { forgetLearntKeys() }
+    didSet { forgetRoutes() }
   }
   /// What each watch's events are routed by, learnt at its first event: asking the plan and
   /// keying the path both hash the path, on every event.
@@ -387,7 +387,7 @@ final class InotifyReader: @unchecked Sendable {
     return watcher.route(change, directory: routingKey, name: name)
   }
 
-  private func forgetLearntKeys() {
+  private func forgetRoutes() {
     routes = [:]
     lastRoute = nil
   }
