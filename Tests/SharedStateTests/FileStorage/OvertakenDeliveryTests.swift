@@ -67,10 +67,11 @@ private final class OvertakingDecoder: Sendable {
 
   func decode(_ data: Data) throws -> Int {
     let value = Int(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
-    // The transactions' refreshes and the first load decode on other threads.
+    // Deliveries run on the library's threads (the first load, on the test's). The thread that
+    // writes below takes the delivering thread's name: its transaction's refresh, which decodes
+    // under the reference's lock as a transaction may, is told apart by `isWriting`.
     guard Thread.current.name == "SharedState", let counter = counter.withLock({ $0 }) else { return value }
     let round = state.withLock { state -> Int? in
-      // Its own write's refresh decodes too, under the reference's lock, as a transaction may.
       guard !state.isWriting, state.overtakes < Self.overtakes else { return nil }
       state.overtakes += 1
       state.isWriting = true
