@@ -103,10 +103,21 @@ final class FileKeySubscription<Value: Sendable>: Sendable {
     deliver(on: .load)
   }
 
-  /// Delivers what the file holds now, read in full, after a write of this process's suite API:
-  /// observers hear of it on this thread, before the write returns.
-  func deliverOwnWrite() {
-    deliver(on: .load, isOwnChange: true)
+  /// A write of this process's suite API to the file begins. It writes through a handle of its
+  /// own, so the watch sees it too: until it ends, the watch's deliveries are left to the read
+  /// that follows it (see ``ownWriteEnds(wrote:)``), or a subscriber could hear the write twice,
+  /// and a `@Shared`'s observers hear it only where changes from elsewhere are delivered.
+  func ownWriteBegins() {
+    key.file.localWriteBegins()
+  }
+
+  /// A write of this process's suite API to the file is over. When it wrote, delivers what the
+  /// file holds now, read in full: observers hear of it on this thread, before the write
+  /// returns. Then the handle makes, on the watcher's threads, any delivery the watch left
+  /// meanwhile (it finds nothing new unless another process wrote since).
+  func ownWriteEnds(wrote: Bool) {
+    if wrote { deliver(on: .load, isOwnChange: true) }
+    key.file.localWriteEnds()
   }
 
   /// Delivers what the file holds on `occasion` (when it is news), then, when it found the file

@@ -35,14 +35,9 @@ struct UserDefaultsWritingTests {
     #expect(values.value == [0, 5, 0])
   }
 
-  /// Known issue: the suite writes through a handle of its own, so its write is both delivered
-  /// on this thread (so that observers hear of it before `set` returns) and seen by the watch;
-  /// when the watch's delivery comes first, a key's subscriber hears the value twice
-  /// (`[1, 1, 42, 42]`; swift-sharing's `testPersistenceKeySubscription`). Delivering the own
-  /// write only when it is news to the subscription's handle removes the double, but a
-  /// `@Shared`'s observers then hear the write only later, where changes from elsewhere are
-  /// delivered (swift-sharing's `reassignDifferentKey` fails), so it is not done: the fix must
-  /// tell the watch's delivery that the write is this process's own.
+  /// The suite writes through a handle of its own, so its write is both delivered on this
+  /// thread (observers hear of it before `set` returns) and seen by the watch: each write must
+  /// be heard once, whichever comes first (swift-sharing's `testPersistenceKeySubscription`).
   @Test func aSubscriberHearsEachSetOnce() throws {
     let key: AppStorageKey<Int> = .appStorage("shared")
     let heard = LockIsolated<[Int?]>([])
@@ -54,9 +49,7 @@ struct UserDefaultsWritingTests {
     suite.set(42, forKey: "shared")
     subscription.cancel()
     suite.set(123, forKey: "shared")
-    withKnownIssue("a suite write is heard twice when the watch's delivery comes first", isIntermittent: true) {
-      #expect(heard.value == [1, 42])
-    }
+    #expect(heard.value == [1, 42])
   }
 
   @Test func setReportsAFailureInsteadOfThrowing() throws {

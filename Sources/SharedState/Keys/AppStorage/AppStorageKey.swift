@@ -100,8 +100,11 @@ public struct AppStorageKey<Value: Sendable>: SharedKey {
     let watching = file.startSubscription(subscriber)
     // The suite's own API writing in this process: read the file at once, under the
     // reference's lock (as the watcher's deliveries are), so that no write overtakes another.
-    let localWrites = AppStorageLocalWrites.shared.listen(storage: suite.storage, path: file.target) {
-      watching.deliverOwnWrite()
+    let localWrites = AppStorageLocalWrites.shared.listen(storage: suite.storage, path: file.target) { write in
+      switch write {
+      case .begins: watching.ownWriteBegins()
+      case let .ends(wrote): watching.ownWriteEnds(wrote: wrote)
+      }
     }
     return SharedSubscription {
       watching.cancel()

@@ -2,10 +2,18 @@ import Synchronization
 import SystemPackage
 
 /// Tells this process's app-storage references that the suite's own API (``AppStorageSuite``'s
-/// `set`, `removeValue`) just wrote one of their files, so that a `@Shared` of that key agrees
-/// with the suite at once rather than when the directory watcher delivers the change a few
-/// milliseconds later. Other processes still learn of it through the watcher.
+/// `set`, `removeValue`) is writing one of their files, and when it has, so that a `@Shared` of
+/// that key agrees with the suite at once rather than when the directory watcher delivers the
+/// change a few milliseconds later. Other processes still learn of it through the watcher.
 final class AppStorageLocalWrites: Sendable {
+  /// What a listener hears of a write of the suite's API.
+  enum Write: Sendable {
+    /// The write is about to begin.
+    case begins
+    /// The write is over: it replaced or removed the file, or (`wrote: false`) it failed first.
+    case ends(wrote: Bool)
+  }
+
   /// The one table of the process: suites are values, so any copy of a suite must reach every
   /// reference of its keys.
   static let shared = AppStorageLocalWrites()
@@ -22,7 +30,7 @@ final class AppStorageLocalWrites: Sendable {
     fileprivate let id: Int
   }
 
-  private typealias Listener = (id: Int, onWrite: @Sendable () -> Void)
+  private typealias Listener = (id: Int, onWrite: @Sendable (Write) -> Void)
 
   /// A file's listeners: almost always one (one reference per key), which needs no array.
   private enum Listeners {
@@ -46,12 +54,12 @@ final class AppStorageLocalWrites: Sendable {
   // the whole table on every listen, which made opening many keys quadratic.
   private let table = Mutex(Table())
 
-  /// Calls `onWrite` after each write to `path` in `storage` made through the suite's API, until
-  /// ``stopListening(_:)`` is called with what it returns.
+  /// Calls `onWrite` before and after each write to `path` in `storage` made through the suite's
+  /// API, until ``stopListening(_:)`` is called with what it returns.
   func listen(
     storage: FileStorage,
     path: FilePath,
-    onWrite: @escaping @Sendable () -> Void
+    onWrite: @escaping @Sendable (Write) -> Void
   ) -> Listening {
     let file = File(storage: storage, path: PathKey(path))
     let id = table.withLock { table in
@@ -76,11 +84,11 @@ final class AppStorageLocalWrites: Sendable {
     }
   }
 
-  /// Says that `path` in `storage` was just written (or removed) through the suite's API.
-  func didWrite(storage: FileStorage, path: String) {
+  /// Says that `path` in `storage` is about to be written, or was, through the suite's API.
+  func tell(_ write: Write, storage: FileStorage, path: String) {
     // Called outside the table's lock: a listener takes its reference's lock.
     let file = File(storage: storage, path: PathKey(FilePath(path)))
     let toCall = table.withLock { $0.listeners[file]?.all ?? [] }
-    for listener in toCall { listener.onWrite() }
+    for listener in toCall { listener.onWrite(write) }
   }
 }

@@ -159,6 +159,11 @@ extension AppStorageSuite {
 
   private func set<Value>(_ value: Value, forKey key: String, format: AppStorageFormat<Value>) throws {
     let file = try storedFile(forKey: key)
+    // The key's references hear of the write before it begins, and once it is over (after its
+    // transaction ended), whether it wrote or not.
+    AppStorageLocalWrites.shared.tell(.begins, storage: storage, path: file.path)
+    var wrote = false
+    defer { AppStorageLocalWrites.shared.tell(.ends(wrote: wrote), storage: storage, path: file.path) }
     do {
       let data = try format.encode(value)
       let transaction = file.beginTransaction()
@@ -168,16 +173,16 @@ extension AppStorageSuite {
         throw FileStorageError.readFailure(failure, path: file.path)
       }
       try transaction.commit(data.map(FileState.contents) ?? .missing)
+      wrote = true
     } catch let error as FileStorageError {
       throw error
     } catch let error as DirectoryNotFlushed {
       // Written all the same: the suite's other keys are told, then the caller.
-      AppStorageLocalWrites.shared.didWrite(storage: storage, path: file.path)
+      wrote = true
       throw FileStorageError(.unwritable, path: file.path, underlying: error)
     } catch {
       throw FileStorageError(.unwritable, path: file.path, underlying: error)
     }
-    AppStorageLocalWrites.shared.didWrite(storage: storage, path: file.path)
   }
 
   private func values<Value: Sendable>(

@@ -159,6 +159,9 @@ final class DiskFile: StoredFile, Sendable {
   ///
   /// (Waiting for that lock, the reading thread of a process that increments a key, as three
   /// others do, blocked on most changes it delivered, and a standing-by thread took over.)
+  ///
+  /// A write of the suite's API through another handle counts as such a transaction, from
+  /// ``localWriteBegins()`` to ``localWriteEnds()``: its writer delivers what it wrote.
   func deferToTransaction() -> Bool {
     state.withLock { state in
       guard state.transactionsUnderWay > 0 else { return false }
@@ -189,6 +192,16 @@ final class DiskFile: StoredFile, Sendable {
       state.hasDeferredDelivery = false
       return true
     }
+  }
+
+  func localWriteBegins() {
+    transactionBegins()
+  }
+
+  func localWriteEnds() {
+    // What the writer delivered was read after every write it could defer: a deferred delivery
+    // finds nothing new unless another process wrote since.
+    if transactionEnds(hasWritten: false) { deliverDeferred() }
   }
 
   /// Makes the delivery that ``transactionEnds(hasWritten:)`` said is still to be made.

@@ -33,6 +33,15 @@ protocol StoredFile: AnyObject, Sendable {
   /// without writing (see ``DiskFile/deferToTransaction()``).
   func deferToTransaction() -> Bool
 
+  /// A write of this process's that goes through another handle (the suite's API) begins: until
+  /// ``localWriteEnds()``, ``deferToTransaction()`` defers every delivery, as for a transaction
+  /// of this handle's.
+  func localWriteBegins()
+
+  /// The write that ``localWriteBegins()`` announced is over, and its writer has delivered what
+  /// it wrote: a delivery deferred meanwhile is made now, on the watcher's threads.
+  func localWriteEnds()
+
   /// Begins a transaction: no other thread or process that uses this library writes the file
   /// until it ends, and the transaction says what changed since this handle last read or wrote.
   ///

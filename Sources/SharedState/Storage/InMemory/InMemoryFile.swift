@@ -60,6 +60,11 @@ final class InMemoryFile: StoredFile, Sendable {
   /// Never: an in-memory file's transaction does not wait for another process.
   func deferToTransaction() -> Bool { false }
 
+  // In memory, a write's watchers hear of it as it is made: nothing is left to the writer.
+  func localWriteBegins() {}
+
+  func localWriteEnds() {}
+
   func beginTransaction() -> any FileTransaction {
     InMemoryFileTransaction(file: self)
   }
