@@ -21,6 +21,9 @@ final class FileKeySubscription<Value: Sendable>: Sendable {
     var isUnwatched = false
     var token: WatchToken?
     var isCancelled = false
+    /// Writes of the suite's API begun (``ownWriteBegins()``) and not yet over: each holds the
+    /// handle's deliveries back until it ends, or until the subscription is cancelled.
+    var ownWritesUnderWay = 0
   }
 
   init(key: FileStorageKey<Value>, subscriber: SharedSubscriber<Value>, keepingPlaceholder: Bool) {
@@ -54,12 +57,18 @@ final class FileKeySubscription<Value: Sendable>: Sendable {
 
   /// Stops the events; one being delivered may still finish.
   func cancel() {
-    let token = state.withLock { state in
+    let (token, ownWrites) = state.withLock { state in
       state.isCancelled = true
-      defer { state.token = nil }
-      return state.token
+      defer {
+        state.token = nil
+        state.ownWritesUnderWay = 0
+      }
+      return (state.token, state.ownWritesUnderWay)
     }
     token?.cancel()
+    // A write under way will not be heard of again: the handle (shared with copies of the key)
+    // must not hold its deliveries back for it.
+    for _ in 0..<ownWrites { key.file.localWriteEnds() }
   }
 
   // Compiled for the commonest setting types as well (see ``SharedReference/deliverPendingChanges()``).
@@ -108,7 +117,12 @@ final class FileKeySubscription<Value: Sendable>: Sendable {
   /// that follows it (see ``ownWriteEnds(wrote:)``), or a subscriber could hear the write twice,
   /// and a `@Shared`'s observers hear it only where changes from elsewhere are delivered.
   func ownWriteBegins() {
-    key.file.localWriteBegins()
+    let isCounted = state.withLock { state in
+      guard !state.isCancelled else { return false }
+      state.ownWritesUnderWay += 1
+      return true
+    }
+    if isCounted { key.file.localWriteBegins() }
   }
 
   /// A write of this process's suite API to the file is over. When it wrote, delivers what the
@@ -116,8 +130,15 @@ final class FileKeySubscription<Value: Sendable>: Sendable {
   /// returns. Then the handle makes, on the watcher's threads, any delivery the watch left
   /// meanwhile (it finds nothing new unless another process wrote since).
   func ownWriteEnds(wrote: Bool) {
+    // Only a write this subscription heard begin (it may have started listening meanwhile, or
+    // been cancelled).
+    let wasCounted = state.withLock { state in
+      guard state.ownWritesUnderWay > 0 else { return false }
+      state.ownWritesUnderWay -= 1
+      return true
+    }
     if wrote { deliver(on: .load, isOwnChange: true) }
-    key.file.localWriteEnds()
+    if wasCounted { key.file.localWriteEnds() }
   }
 
   /// Delivers what the file holds on `occasion` (when it is news), then, when it found the file
