@@ -26,7 +26,7 @@ final class DiskFileTransaction: FileTransaction {
       if file.transactionEnds(hasWritten: false) { file.deliverDeferred() }
       throw error
     }
-    file.remember(refresh.knowledge)
+    if refresh.isNews { file.remember(refresh.knowledge) }
     change = refresh.change
     if case let .failure(error) = refresh.change { readFailure = error } else { readFailure = nil }
     target = refresh.target

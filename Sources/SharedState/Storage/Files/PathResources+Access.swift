@@ -9,6 +9,9 @@ extension PathResources {
   struct Refresh {
     /// What the handle knows now.
     let knowledge: FileKnowledge
+    /// Whether `knowledge` is other than what the handle knew: most transactions find the file
+    /// as the handle left it, and have nothing to remember.
+    var isNews = true
     /// What changed since the handle's knowledge, `nil` when nothing did.
     let change: Result<FileState, any Error>?
     /// The entry at the target name (`nil`: none), or why it cannot be replaced.
@@ -90,12 +93,12 @@ extension PathResources {
       }
       if let status, let refusal = RefusedEntry(path: paths.target, type: status.type) { throw refusal }
     } catch {
-      return Refresh(knowledge: known, change: .failure(error), target: .failure(error))
+      return Refresh(knowledge: known, isNews: false, change: .failure(error), target: .failure(error))
     }
     let fresh: FileKnowledge
     switch look.freshness {
     case .unchanged:
-      return Refresh(knowledge: known, change: nil, target: .success(status))
+      return Refresh(knowledge: known, isNews: false, change: nil, target: .success(status))
     case let .changed(described?):
       fresh = described
     case .changed(nil), .busy, .unlooked:
@@ -103,7 +106,7 @@ extension PathResources {
         let state = try replacement.readTarget(status, limit: limit)
         fresh = FileKnowledge(sequence: look.sequence, identity: status?.identity, state: state)
       } catch {
-        return Refresh(knowledge: known, change: .failure(error), target: .success(status))
+        return Refresh(knowledge: known, isNews: false, change: .failure(error), target: .success(status))
       }
     }
     let change = fresh.state == known.state ? nil : fresh.state.map { Result<FileState, any Error>.success($0) }
