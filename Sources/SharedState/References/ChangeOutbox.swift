@@ -71,6 +71,8 @@ struct ChangeOutbox<Value> {
 
   mutating func removeListener(_ id: Int) {
     listeners = listeners?.removing(id)
+    // The values' buffer kept for listeners (see `continueDelivery(into:)`) goes with the last.
+    if listeners == nil, pendingValues.count == 0 { pendingValues = [] }
   }
 
   /// Takes everything queued into `batch` (which must be empty), with the listeners to tell,
@@ -89,6 +91,9 @@ struct ChangeOutbox<Value> {
   mutating func continueDelivery(into batch: inout OutboxBatch<Value>) -> Bool {
     guard !pending.hasNone else {
       isDelivering = false
+      // A key with listeners carries a value in every change: the emptied buffer comes back
+      // for the next one, rather than one allocated and freed per change.
+      if listeners != nil, pendingValues.capacity == 0 { swap(&batch.values, &pendingValues) }
       return false
     }
     take(into: &batch)
@@ -96,8 +101,9 @@ struct ChangeOutbox<Value> {
   }
 
   /// Moves the queue into `batch`, with nothing copied: the emptied batch's entries and values
-  /// become the queue. (They keep no buffer: a program with thousands of idle keys would keep one
-  /// per key; the first entry is kept inline, see ``OutboxEntries``.)
+  /// become the queue. (Entries keep no buffer, and values only for a key with listeners: a
+  /// program with thousands of idle keys would keep one per key; the first entry is kept inline,
+  /// see ``OutboxEntries``.)
   @inline(__always)
   private mutating func take(into batch: inout OutboxBatch<Value>) {
     swap(&batch.entries, &pending)
@@ -150,11 +156,15 @@ struct OutboxBatch<Value> {
   var values: [Value] = []
   var listeners: ListenerTable<Value>?
 
-  /// Empties the batch for the next one, keeping no buffer.
+  /// Empties the batch for the next one, keeping no buffer for entries, and the values' buffer
+  /// when there were listeners (see ``ChangeOutbox/continueDelivery(into:)``).
   @inline(__always)
   mutating func removeAll() {
     entries.removeAll()
-    if values.count != 0 { values = [] }  // not `isEmpty`: see `take(into:)`
+    // `count`, not `isEmpty`: see `take(into:)`.
+    if values.count != 0 {
+      if listeners != nil { values.removeAll(keepingCapacity: true) } else { values = [] }
+    }
     listeners = nil
   }
 }

@@ -76,7 +76,7 @@ final class DiskFile: StoredFile, Sendable {
   }
 
   func reading(on occasion: LookOccasion) -> FileReading {
-    var since = known
+    var since: FileKnowledge
     let look: Freshness
     // The sequence of the write under way a delivery's look found (see below).
     var busyAt: UInt64?
@@ -85,12 +85,9 @@ final class DiskFile: StoredFile, Sendable {
       // What the event's look found, when it found a change: the read looks no further.
       let admitted = takeAdmitted()
       since = admitted.since
-      switch admitted.freshness {
-      case let .changed(described?)? where described.sequence > since.sequence:
-        look = .changed(described)
-      case .changed(nil)?:
-        look = .changed(nil)
-      default:
+      if let change = admitted.freshness, change.tellsOfChange(since: since) {
+        look = change
+      } else {
         // A later write of this handle's own, an event that was not looked at (a write in
         // place, say), a write under way: the file as it is now, whatever the handle knows.
         let now = resources.freshness.look(on: .delivery, at: { FileKnowledge() }, limit: maximumReadSize)
@@ -98,8 +95,10 @@ final class DiskFile: StoredFile, Sendable {
         if now.freshness == .busy { busyAt = now.sequence }
       }
     case .catchUp:
+      since = known
       look = resources.freshness.look(on: .catchUp, at: { since = known; return since }, limit: maximumReadSize).freshness
     case .load:
+      since = known
       look = resources.freshness.look(on: .load, at: { FileKnowledge() }, limit: maximumReadSize).freshness
     case .event, .lockedRead, .transaction:
       preconditionFailure("a read is made on a delivery, a catch-up or a load")
@@ -144,8 +143,9 @@ final class DiskFile: StoredFile, Sendable {
   /// Takes what the look made for the last event found, with what the handle knows now.
   private func takeAdmitted() -> (freshness: Freshness?, since: FileKnowledge) {
     state.withLock { state in
-      defer { state.admitted = nil }
-      return (state.admitted, state.knowledge)
+      // Moved out, not copied and cleared.
+      let admitted = state.admitted.take()
+      return (admitted, state.knowledge)
     }
   }
 

@@ -16,6 +16,16 @@ enum Freshness: Equatable {
   /// No look was made: this process has no page, and the occasion may neither map it nor read
   /// the lock file (see ``LookOccasion``).
   case unlooked
+
+  /// Whether this verdict, kept from an event's look, tells a handle that now knows `known` of
+  /// a change: one the page described beyond what the handle knows, or one to read.
+  func tellsOfChange(since known: FileKnowledge) -> Bool {
+    switch self {
+    case let .changed(described?): described.sequence > known.sequence
+    case .changed(nil): true
+    case .unchanged, .busy, .unlooked: false
+    }
+  }
 }
 
 /// The one judgement of a handle's knowledge against the path, for every occasion that asks it
