@@ -52,6 +52,31 @@ struct UserDefaultsWritingTests {
     #expect(heard.value == [1, 42])
   }
 
+  /// A subscription cancelled while a suite write it heard begin is under way ends its part of
+  /// that write: the key's handle, which copies of the key share, holds the watch's deliveries
+  /// back during a suite write, and must not go on holding them for a subscription that will not
+  /// hear the write end. A later subscription through a copy of the key then hears another
+  /// process's write.
+  @Test func aSubscriptionCancelledDuringASetLeavesTheKeyDelivering() async throws {
+    let key: AppStorageKey<Int> = .appStorage("shared")
+    let first = LockIsolated<SharedSubscription?>(nil)
+    first.setValue(key.subscribe(context: .userInitiated, subscriber: SharedSubscriber { _ in }))
+    // The suite encodes the value between telling the key's subscriptions that its write begins
+    // and that it is over: the first subscription is cancelled there.
+    suite.set(EncodingHook(rawValue: 1) { first.value?.cancel() }, forKey: "shared")
+
+    let copy = key
+    let (heard, hear) = AsyncStream<Int?>.makeStream()
+    let second = copy.subscribe(
+      context: .userInitiated,
+      subscriber: SharedSubscriber { result in hear.yield(try? result.get()) }
+    )
+    defer { second.cancel() }
+    try await waitUntilWatched(suite.directory.appendingPathComponent("shared.json").path)
+    #expect(try await DemoProcess("set", "--suite", suite.directory.path, "--key", "shared", "5").waitForExit() == 0)
+    #expect(try await AsyncQueue(heard).next(where: { $0 == 5 }) == 5, "the other process's write is heard")
+  }
+
   @Test func setReportsAFailureInsteadOfThrowing() throws {
     let tooLong = String(repeating: "x", count: 10_000)
     withKnownIssue {
@@ -91,5 +116,25 @@ struct UserDefaultsWritingTests {
       @Shared(.appStorage("@count")) var same = 0
       #expect(same == 42)
     }
+  }
+}
+
+/// A raw value that runs `onEncode` each time it is read: the suite reads it while it encodes.
+private struct EncodingHook: RawRepresentable, Sendable {
+  let value: Int
+  let onEncode: @Sendable () -> Void
+
+  init(rawValue: Int, onEncode: @escaping @Sendable () -> Void) {
+    value = rawValue
+    self.onEncode = onEncode
+  }
+
+  init?(rawValue: Int) {
+    self.init(rawValue: rawValue) {}
+  }
+
+  var rawValue: Int {
+    onEncode()
+    return value
   }
 }
