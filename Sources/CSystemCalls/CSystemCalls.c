@@ -22,6 +22,10 @@ int shared_state_rename_noreplace(int olddirfd, const char *oldpath, int newdirf
   return renameat2(olddirfd, oldpath, newdirfd, newpath, RENAME_NOREPLACE);
 }
 
+int shared_state_open_directory_path(const char *path) {
+  return open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
 int shared_state_ofd_lock(int fd, int kind, int wait) {
   struct flock lock = {0};
   lock.l_type = kind == 0 ? F_UNLCK : (kind == 1 ? F_RDLCK : F_WRLCK);

@@ -1,6 +1,8 @@
 // The floor of scripts/bench.sh: SharedState's file protocol in C, without Swift or JSON
 // coding. Increments a counter stored as decimal text in FILE, N times, with per increment
-// exactly the writer's system calls of Storage/Files (PathLock, FreshnessCheck, FileReplacement):
+// exactly the writer's system calls of Storage/Files (PathLock, FreshnessCheck, FileReplacement),
+// each name after the lock looked up in FILE's directory, held open (O_PATH) with the lock file
+// (the library's EntryNames):
 //   fcntl(F_OFD_SETLKW) + fstat (lock file still linked) on the lock file + fstatat of its name
 //   (still the file there),
 //   fstatat(target); the value from the mapped coordination page when it describes the target,
@@ -176,17 +178,23 @@ int main(int argc, char **argv) {
     return 2;
   }
   const char *target = argv[1];
-  char copy[4096], lock_path[4200], scratch_path[4200];
+  char copy[4096], lock_path[4200];
   snprintf(copy, sizeof copy, "%s", target);
   char *name = basename(copy);
   char directory_copy[4096];
   snprintf(directory_copy, sizeof directory_copy, "%s", target);
   char *directory = dirname(directory_copy);
   snprintf(lock_path, sizeof lock_path, "%s/.%s.sharedstate-lock", directory, name);
-  snprintf(scratch_path, sizeof scratch_path, "%s/.%s.sharedstate-scratch", directory, name);
   long times = atol(argv[2]);
 
-  int lock = open(lock_path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+  char lock_name[4200], scratch_name[4200];
+  snprintf(lock_name, sizeof lock_name, ".%s.sharedstate-lock", name);
+  snprintf(scratch_name, sizeof scratch_name, ".%s.sharedstate-scratch", name);
+  // The directory the lock file is in, held open with it: every name a transaction uses after
+  // taking the lock is looked up in it (the library's PathLock and EntryNames).
+  int anchor = open(directory, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (anchor < 0) die("open directory");
+  int lock = openat(anchor, lock_name, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
   if (lock < 0) die("open lock");
   if (posix_fallocate(lock, 0, PAGE) != 0) die("fallocate");
   uint64_t *page = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, lock, 0);
@@ -220,7 +228,7 @@ int main(int argc, char **argv) {
         || at_name.st_dev != s.st_dev) die("lock file moved");
     uint64_t sequence = __atomic_load_n(&page[0], __ATOMIC_ACQUIRE);
     struct stat t;
-    int has_target = fstatat(AT_FDCWD, target, &t, AT_SYMLINK_NOFOLLOW) == 0;
+    int has_target = fstatat(anchor, name, &t, AT_SYMLINK_NOFOLLOW) == 0;
     long value = 0;
     uint64_t now[7];
     if (has_target) identity(now, &t);
@@ -230,7 +238,7 @@ int main(int argc, char **argv) {
       memcpy(text, (char *)page + CONTENTS, length);
       value = atol(text);
     } else if (has_target) {
-      int fd = open(target, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+      int fd = openat(anchor, name, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
       if (fd < 0) die("open target");
       char text[64] = {0};
       if (pread(fd, text, 63, 0) < 0) die("read");
@@ -244,17 +252,17 @@ int main(int argc, char **argv) {
     int length = snprintf(text, sizeof text, "%ld", value);
     // The scratch inode: ours, still at its name?
     struct stat n;
-    int present = fstatat(AT_FDCWD, scratch_path, &n, AT_SYMLINK_NOFOLLOW) == 0;
+    int present = fstatat(anchor, scratch_name, &n, AT_SYMLINK_NOFOLLOW) == 0;
     if (scratch < 0 || !present || n.st_ino != scratch_status.st_ino || n.st_nlink != 1) {
       if (scratch >= 0) close(scratch);
-      scratch = open(scratch_path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+      scratch = openat(anchor, scratch_name, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
       if (scratch < 0) die("open scratch");
       if (fstat(scratch, &scratch_status) != 0) die("fstat scratch");
     }
     // A durable write opens the directory before it begins, and flushes it once the page
     // describes the write.
     int d = -1;
-    if (durable && (d = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) die("open directory");
+    if (durable && (d = openat(anchor, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) die("open directory");
     // A writer that died mid-write left the sequence odd: carry on past it, as the library does.
     uint64_t busy = (sequence & 1) ? sequence + 2 : sequence | 1;
     __atomic_store_n(&page[0], busy, __ATOMIC_RELAXED);
@@ -274,9 +282,9 @@ int main(int argc, char **argv) {
     if (durable && fsync(scratch) != 0) die("fsync");
     // The target first, as the library names them: its events then come first (see
     // FileReplacement.exchangeIntoPlace).
-    int exchanged = renameat2(AT_FDCWD, target, AT_FDCWD, scratch_path, RENAME_EXCHANGE) == 0;
+    int exchanged = renameat2(anchor, name, anchor, scratch_name, RENAME_EXCHANGE) == 0;
     if (!exchanged) {
-      if (errno != ENOENT || rename(scratch_path, target) != 0) die("rename");
+      if (errno != ENOENT || renameat(anchor, scratch_name, anchor, name) != 0) die("rename");
     }
     int written = scratch;
     struct stat w;

@@ -11,6 +11,10 @@ int shared_state_exchange(int olddirfd, const char *oldpath, int newdirfd, const
 /// is at the new name (EEXIST otherwise), in one atomic step.
 int shared_state_rename_noreplace(int olddirfd, const char *oldpath, int newdirfd, const char *newpath);
 
+/// open(path, O_PATH | O_DIRECTORY | O_CLOEXEC): a directory held open to look names up in
+/// (openat, fstatat, renameat2), which needs no permission on the directory itself.
+int shared_state_open_directory_path(const char *path);
+
 /// fcntl(fd, F_OFD_SETLKW or F_OFD_SETLK, ...) over the whole file: an open-file-description lock.
 /// `kind` is 0 to unlock, 1 for a shared lock, 2 for an exclusive one.
 int shared_state_ofd_lock(int fd, int kind, int wait);

@@ -11,6 +11,12 @@ enum HeldRenames {
     ["-f", "-qq", "-o", "/dev/null", "-e", "trace=renameat2", "-e", "inject=renameat2:delay_exit=\(microseconds)"] + command
   }
 
+  /// `strace`'s arguments to run `command` with each `renameat2` held `microseconds` before it
+  /// is made.
+  static func arguments(holdingBeforeBy microseconds: Int, _ command: [String]) -> [String] {
+    ["-f", "-qq", "-o", "/dev/null", "-e", "trace=renameat2", "-e", "inject=renameat2:delay_enter=\(microseconds)"] + command
+  }
+
   /// Whether `strace` can run a program here and delay its system calls.
   static let areAvailable: Bool = {
     guard FileManager.default.isExecutableFile(atPath: strace.path) else { return false }

@@ -29,8 +29,14 @@ final class CompanionPaths: Sendable {
   /// which never have a lock file (see ``UnlockedCreation``), and a path that keeps its
   /// descriptors opens it once.
   var lock: FilePath {
-    directory.appending(".\(name)\(Self.lockSuffix)")
+    directory.appending(lockName)
   }
+
+  /// The lock file's name in ``directory``.
+  var lockName: String { ".\(name)\(Self.lockSuffix)" }
+
+  /// The scratch file's name in ``directory``.
+  var scratchName: String { ".\(name)\(Self.scratchSuffix)" }
   /// The scratch file, named the first time something needs it: most keys a program opens are
   /// never written.
   var scratch: FilePath {
@@ -72,7 +78,7 @@ final class CompanionPaths: Sendable {
   }
 
   private var scratchPath: FilePath {
-    directory.appending(".\(name)\(Self.scratchSuffix)")
+    directory.appending(scratchName)
   }
 
   /// What `slot` holds, made by `make` and kept there the first time.

@@ -1,5 +1,9 @@
 import SystemPackage
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// The directory of a write made with ``FileDurability/flushedToDisk``: opened before the write
 /// is announced, flushed (`fsync`) after it is published.
 ///
@@ -12,9 +16,16 @@ struct DirectoryFlush {
   private let path: FilePath
 
   /// - Throws: ``DirectoryNotOpened``.
-  init(opening path: FilePath) throws(DirectoryNotOpened) {
+  init(opening path: FilePath, in names: EntryNames) throws(DirectoryNotOpened) {
     do {
-      descriptor = try FileDescriptor.openDirectory(path)
+      if names.directory == AT_FDCWD {
+        descriptor = try FileDescriptor.openDirectory(path)
+      } else {
+        // The directory the names are looked up in (see ``EntryNames``), opened for `fsync`.
+        descriptor = FileDescriptor(
+          rawValue: try systemCall { openat(names.directory, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        )
+      }
     } catch {
       throw DirectoryNotOpened(directory: path, underlying: error)
     }

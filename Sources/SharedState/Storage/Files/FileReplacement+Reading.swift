@@ -14,13 +14,14 @@ extension FileReplacement {
     }
     // Opened for writing only when it is kept (it becomes the next scratch file): closing a file
     // opened for writing tells every watcher IN_CLOSE_WRITE, a write in place.
+    let names = lock.entries
     let opened: (descriptor: FileDescriptor, status: EntryStatus)
     do {
-      opened = try RegularFile.open(paths.target, writable: keepsDescriptors)
+      opened = try RegularFile.open(names.target, in: names, reportingAs: paths.target, writable: keepsDescriptors)
     } catch let error as Errno where error == .noSuchFileOrDirectory {
       return .missing
     } catch let error as Errno where error == .permissionDenied || error == .readOnlyFileSystem {
-      opened = try RegularFile.open(paths.target, writable: false)
+      opened = try RegularFile.open(names.target, in: names, reportingAs: paths.target, writable: false)
     }
     let data: Data
     do {

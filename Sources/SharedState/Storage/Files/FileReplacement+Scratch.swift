@@ -60,9 +60,11 @@ extension FileReplacement {
   private func releaseScratch(_ scratch: OpenInode) throws {
     if atScratch?.descriptor == scratch.descriptor { atScratch = nil }
     scratch.descriptor.closeIgnoringFailure()
-    guard let status = try paths.scratch.entryStatusIfPresent(), scratch.isInode(of: status) else { return }
+    let names = lock.entries
+    guard let status = try names.scratch.entryStatusIfPresent(in: names.directory), scratch.isInode(of: status)
+    else { return }
     do {
-      try paths.scratch.unlink()
+      try names.scratch.unlink(in: names.directory)
     } catch .noSuchFileOrDirectory {
       // Removed meanwhile.
     }
@@ -73,7 +75,8 @@ extension FileReplacement {
   ///
   /// - Returns: The inode, and its status now.
   private func prepareScratch() throws -> (OpenInode, EntryStatus) {
-    let status = try paths.scratchForCalls.entryStatusIfPresent()
+    let names = lock.entries
+    let status = try names.scratch.entryStatusIfPresent(in: names.directory)
     if let atScratch, let status, atScratch.isInode(of: status), status.linkCount == 1 {
       return (atScratch, status)
     }
@@ -84,12 +87,14 @@ extension FileReplacement {
       if status.type == .directory { throw RefusedEntry(path: paths.scratch, reason: .directory) }
       // A link, a FIFO, a hard link, someone else's file: remove the name only.
       do {
-        try paths.scratch.unlink()
+        try names.scratch.unlink(in: names.directory)
       } catch .noSuchFileOrDirectory {
         // Removed meanwhile.
       }
     }
-    let opened = try RegularFile.open(paths.scratch, writable: true, creatingWith: filePermissions, exclusively: true)
+    let opened = try RegularFile.open(
+      names.scratch, in: names, reportingAs: paths.scratch, writable: true, creatingWith: filePermissions, exclusively: true
+    )
     let scratch = OpenInode(descriptor: opened.descriptor, status: opened.status)
     atScratch = scratch
     return (scratch, opened.status)
@@ -99,7 +104,7 @@ extension FileReplacement {
   /// exchange); `nil` when it is anything else or changed meanwhile.
   private func reopenScratch(_ status: EntryStatus) -> (OpenInode, EntryStatus)? {
     guard status.type == .regular, status.linkCount == 1,
-      let opened = try? RegularFile.open(paths.scratch, writable: true),
+      let opened = try? RegularFile.open(lock.entries.scratch, in: lock.entries, reportingAs: paths.scratch, writable: true),
       opened.status.linkCount == 1, opened.status.inode == status.inode
     else { return nil }
     let scratch = OpenInode(descriptor: opened.descriptor, status: opened.status)

@@ -18,6 +18,9 @@ import SystemPackage
 /// Used only by the thread that holds the path's ``PathLock`` (see ``PathResources``).
 final class FileReplacement {
   let paths: CompanionPaths
+  /// The path's lock, which every caller holds: the entries are looked up where it says (see
+  /// ``PathLock/entries``).
+  let lock: PathLock
   let filePermissions: FilePermissions
   /// Whether descriptors stay open between transactions.
   let keepsDescriptors: Bool
@@ -28,8 +31,9 @@ final class FileReplacement {
   /// Whether this process has replaced the target before (see ``replaceTarget(with:scratch:durability:closingEachTime:exclusively:)``).
   private var hasReplaced = false
 
-  init(paths: CompanionPaths, filePermissions: FilePermissions, keepsDescriptors: Bool) {
+  init(paths: CompanionPaths, lock: PathLock, filePermissions: FilePermissions, keepsDescriptors: Bool) {
     self.paths = paths
+    self.lock = lock
     self.filePermissions = filePermissions
     self.keepsDescriptors = keepsDescriptors
   }
@@ -91,19 +95,20 @@ final class FileReplacement {
       discardScratch(scratch)
       throw error
     }
+    let names = lock.entries
     let replacedExisting: Bool
     if exclusively {
-      try paths.scratch.renameWithoutReplacing(to: paths.target)
+      try names.scratch.renameWithoutReplacing(to: names.target, in: names.directory)
       replacedExisting = false
     } else {
-      replacedExisting = try exchangeIntoPlace()
+      replacedExisting = try exchangeIntoPlace(names)
     }
     hasReplaced = true
     let keptScratch = atScratch
     if !replacedExisting { atTarget?.descriptor.closeIgnoringFailure() }
     atScratch = replacedExisting ? atTarget : nil
     atTarget = keptScratch
-    var identity = (try keptScratch?.descriptor.status() ?? paths.target.entryStatus()).identity
+    var identity = (try keptScratch?.descriptor.status() ?? names.target.entryStatus(in: names.directory)).identity
     // Looked up by name (the written descriptor is closed): another inode there is a file a
     // program that takes no lock renamed in since the exchange. The identity then names the
     // written inode, so that the next look takes that file for a change.
@@ -120,8 +125,9 @@ final class FileReplacement {
 
   /// Removes the target (already gone is fine). Call after the write is announced.
   func removeTarget() throws {
+    let names = lock.entries
     do {
-      try paths.target.unlink()
+      try names.target.unlink(in: names.directory)
     } catch .noSuchFileOrDirectory {
       // Already gone.
     }
@@ -141,10 +147,10 @@ final class FileReplacement {
   /// queued: 0.06–0.07 (16 watchers of `shared-demo ping`, `perf stat`, alternated).
   ///
   /// - Returns: Whether a target was there (and is now at the scratch name).
-  private func exchangeIntoPlace() throws -> Bool {
+  private func exchangeIntoPlace(_ names: EntryNames) throws -> Bool {
     let failure: Errno
     do {
-      try paths.targetForCalls.exchange(with: paths.scratchForCalls)
+      try names.target.exchange(with: names.scratch, in: names.directory)
       return true
     } catch {
       failure = error
@@ -153,7 +159,7 @@ final class FileReplacement {
     // complete scratch file over the target is as atomic, at the cost of freeing the old file.
     guard failure == .noSuchFileOrDirectory || failure == .invalidArgument || failure == .notSupported
     else { throw failure }
-    try paths.scratch.rename(to: paths.target)
+    try names.scratch.rename(to: names.target, in: names.directory)
     return false
   }
 
@@ -161,8 +167,9 @@ final class FileReplacement {
   /// fuller.
   private func discardScratch(_ scratch: OpenInode) {
     try? scratch.descriptor.truncate(to: 0)
-    if let status = try? paths.scratch.entryStatus(), scratch.isInode(of: status) {
-      try? paths.scratch.unlink()
+    let names = lock.entries
+    if let status = try? names.scratch.entryStatus(in: names.directory), scratch.isInode(of: status) {
+      try? names.scratch.unlink(in: names.directory)
     }
     scratch.descriptor.closeIgnoringFailure()
     if atScratch?.descriptor == scratch.descriptor { atScratch = nil }

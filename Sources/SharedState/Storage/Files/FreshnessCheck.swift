@@ -211,6 +211,10 @@ struct FreshnessCheck {
   /// ``LookOccasion/usesKeptString``).
   private func lookUpTarget(on occasion: LookOccasion) -> Result<EntryStatus?, Errno> {
     do {
+      if occasion.holdsLock {
+        let names = lock.entries
+        return .success(try names.target.entryStatusIfPresent(in: names.directory))
+      }
       return .success(
         try occasion.usesKeptString ? paths.targetForCalls.entryStatusIfPresent() : paths.target.entryStatusIfPresent()
       )

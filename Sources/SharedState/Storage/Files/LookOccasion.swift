@@ -69,13 +69,14 @@ enum LookOccasion: Sendable {
   var waitsForWriter: Bool { self == .load }
 
   /// Whether the target is named through its C string kept for the path (see
-  /// ``CompanionPaths/targetForCalls``): for transactions and the looks events prompt, which a
-  /// path that is written or watched makes again and again. A load or a catch-up makes none: a
-  /// program may open thousands of keys it never writes and never hears of.
+  /// ``CompanionPaths/targetForCalls``): for the looks events prompt, which a path that is
+  /// watched makes again and again. A load or a catch-up makes none: a program may open
+  /// thousands of keys it never writes and never hears of. (An occasion that holds the lock
+  /// names the target in the lock file's directory: see ``PathLock/entries``.)
   var usesKeptString: Bool {
     switch self {
-    case .event, .delivery, .transaction: true
-    case .catchUp, .load, .lockedRead: false
+    case .event, .delivery: true
+    case .catchUp, .load, .lockedRead, .transaction: false
     }
   }
 

@@ -1,5 +1,10 @@
+import CSystemCalls
 import Synchronization
 import SystemPackage
+
+#if canImport(Glibc)
+  import Glibc
+#endif
 
 /// The lock of one stored path in this process: an in-process lock, then an open-file-description
 /// lock on the lock file (see ``CompanionPaths``), which excludes other processes; and the lock
@@ -21,6 +26,8 @@ final class PathLock: @unchecked Sendable {
 
   /// The open lock file; read by the sequence (`PathLock+Sequence`) holding the lock.
   private(set) var lockDescriptor: FileDescriptor?
+  /// The directory that holds the open lock file, opened before it; `nil` when none is open.
+  private var anchor: Anchor?
   private var lockIsWritable = false
   /// Whether the lock file is on a network file system, as found when it was last mapped.
   private(set) var isOnNetwork = false
@@ -146,17 +153,73 @@ final class PathLock: @unchecked Sendable {
     return atName.device == status.device && atName.inode == status.inode
   }
 
-  /// Opens the lock file: for writing when `creating` (an exclusive lock, which may create it
-  /// and its directory), for reading when `readingOnly`, otherwise for writing when permitted
-  /// and for reading when not.
+  /// Where the operation holding the lock finds the target and scratch entries: in the
+  /// directory of the lock file it holds (see ``EntryNames``), or by whole paths when it holds
+  /// no lock file (a read where none exists). Call holding the in-process lock.
+  var entries: EntryNames {
+    anchor?.names ?? .wholePaths(of: paths)
+  }
+
+  /// Opens the directory, then the lock file in it: for writing when `creating` (an exclusive
+  /// lock, which may create it and its directory), for reading when `readingOnly`, otherwise
+  /// for writing when permitted and for reading when not.
   ///
   /// - Returns: `false` when there is no lock file and not `creating`.
   /// - Throws: A ``RefusedEntry`` (a planted link on the way when `creating`, or an entry that
   ///   is not a regular file), or ``LockFileUnavailable``.
   private func openLockFile(creating: Bool, readingOnly: Bool = false) throws -> Bool {
+    if creating {
+      // A write creates and writes only where it would without a link another user planted on
+      // the way (see `CreationGround`); a read through one still reads.
+      if let link = try CreationGround.of(paths.directory).plantedLink {
+        throw RefusedEntry(path: link, reason: .plantedLink)
+      }
+    }
+    // Twice at most: a directory removed between its opening and the lock file's creation in
+    // it is made again, once.
+    for attempt in 0..<2 {
+      guard let anchor = try openAnchor(creating: creating) else { return false }
+      do {
+        let isOpen = try openLockFile(in: anchor, creating: creating, readingOnly: readingOnly)
+        if isOpen { self.anchor = anchor } else { anchor.descriptor.closeIgnoringFailure() }
+        return isOpen
+      } catch let error as LockFileUnavailable where error.cause == .noSuchFileOrDirectory && creating && attempt == 0 {
+        anchor.descriptor.closeIgnoringFailure()
+      } catch {
+        anchor.descriptor.closeIgnoringFailure()
+        throw error
+      }
+    }
+    throw LockFileUnavailable(path: paths.lock, forWriting: creating, cause: .noSuchFileOrDirectory)
+  }
+
+  /// Opens the lock file's directory, creating it (and the directories above it) when
+  /// `creating`; `nil` when there is none and not `creating`.
+  private func openAnchor(creating: Bool) throws -> Anchor? {
+    do {
+      do {
+        return try Anchor(opening: paths)
+      } catch .noSuchFileOrDirectory where creating {
+        try paths.directory.createDirectories(permissions: directoryPermissions)
+        return try Anchor(opening: paths)
+      }
+    } catch .noSuchFileOrDirectory where !creating {
+      return nil
+    } catch {
+      throw LockFileUnavailable(path: paths.lock, forWriting: creating, cause: error)
+    }
+  }
+
+  /// Opens the lock file in `anchor`'s directory: see ``openLockFile(creating:readingOnly:)``.
+  private func openLockFile(in anchor: Anchor, creating: Bool, readingOnly: Bool) throws -> Bool {
+    func open(writable: Bool, creatingWith permissions: FilePermissions? = nil) throws -> FileDescriptor {
+      try RegularFile.open(
+        anchor.lockName, in: anchor.names, reportingAs: paths.lock, writable: writable, creatingWith: permissions
+      ).descriptor
+    }
     if readingOnly, !creating {
       do {
-        lockDescriptor = try RegularFile.open(paths.lock, writable: false).descriptor
+        lockDescriptor = try open(writable: false)
       } catch let error as Errno where error == .noSuchFileOrDirectory {
         return false
       } catch let error as Errno {
@@ -165,29 +228,19 @@ final class PathLock: @unchecked Sendable {
       lockIsWritable = false
       return true
     }
-    if creating {
-      // A write creates and writes only where it would without a link another user planted on
-      // the way (see `CreationGround`); a read through one still reads.
-      if let link = try CreationGround.of(paths.directory).plantedLink {
-        throw RefusedEntry(path: link, reason: .plantedLink)
-      }
-    }
     let permissions = creating ? filePermissions : nil
     do {
       do {
-        lockDescriptor = try RegularFile.open(paths.lock, writable: true, creatingWith: permissions).descriptor
+        lockDescriptor = try open(writable: true, creatingWith: permissions)
       } catch let error as Errno where error == .permissionDenied && creating {
         // `fs.protected_regular` refuses `O_CREAT` on another user's existing file in a sticky
         // directory, to root as well: the lock file is there, so open it as it is. (When it is
         // not, the refusal was the directory's.)
         do {
-          lockDescriptor = try RegularFile.open(paths.lock, writable: true).descriptor
+          lockDescriptor = try open(writable: true)
         } catch let retry as Errno where retry == .noSuchFileOrDirectory {
           throw error
         }
-      } catch let error as Errno where error == .noSuchFileOrDirectory && creating {
-        try paths.directory.createDirectories(permissions: directoryPermissions)
-        lockDescriptor = try RegularFile.open(paths.lock, writable: true, creatingWith: permissions).descriptor
       }
       lockIsWritable = true
     } catch let error as Errno where error == .noSuchFileOrDirectory && !creating {
@@ -196,7 +249,7 @@ final class PathLock: @unchecked Sendable {
       // A reader may lack write permission on another user's lock file, or the file system may
       // be mounted read-only: a shared lock needs only read access.
       do {
-        lockDescriptor = try RegularFile.open(paths.lock, writable: false).descriptor
+        lockDescriptor = try open(writable: false)
       } catch let error as Errno {
         throw LockFileUnavailable(path: paths.lock, forWriting: false, cause: error)
       }
@@ -216,6 +269,31 @@ final class PathLock: @unchecked Sendable {
     lockDescriptor?.closeIgnoringFailure()
     lockDescriptor = nil
     lockIsWritable = false
+    anchor?.descriptor.closeIgnoringFailure()
+    anchor = nil
+  }
+
+  /// A lock file's directory, open, and the names a locked operation uses in it.
+  private struct Anchor {
+    let descriptor: FileDescriptor
+    let names: EntryNames
+    let lockName: PlatformPath
+
+    /// Opens the directory of `paths` (`O_PATH`: looking names up in it needs no permission on
+    /// it beyond what a whole path needs; a symbolic link on the way is followed, as a whole
+    /// path follows it).
+    init(opening paths: CompanionPaths) throws(Errno) {
+      let directory = try systemCall {
+        paths.directory.withPlatformString { shared_state_open_directory_path($0) }
+      }
+      descriptor = FileDescriptor(rawValue: directory)
+      names = EntryNames(
+        directory: directory,
+        target: PlatformPath(FilePath(paths.name)),
+        scratch: PlatformPath(FilePath(paths.scratchName))
+      )
+      lockName = PlatformPath(FilePath(paths.lockName))
+    }
   }
 
   // MARK: The page

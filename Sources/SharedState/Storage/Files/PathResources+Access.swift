@@ -89,7 +89,8 @@ extension PathResources {
       if let target = look.target {
         status = try target.get()
       } else {
-        status = try paths.target.entryStatusIfPresent()
+        let names = lock.entries
+        status = try names.target.entryStatusIfPresent(in: names.directory)
       }
       if let status, let refusal = RefusedEntry(path: paths.target, type: status.type) { throw refusal }
     } catch {
@@ -135,7 +136,7 @@ extension PathResources {
     if let target, let refusal = RefusedEntry(path: paths.target, replacing: target) { throw refusal }
     let scratch: OpenInode?
     if case .contents = state { scratch = try replacement.prepareScratch(like: target) } else { scratch = nil }
-    let directory = durability == .flushedToDisk ? try DirectoryFlush(opening: paths.directory) : nil
+    let directory = durability == .flushedToDisk ? try DirectoryFlush(opening: paths.directory, in: lock.entries) : nil
     let announced: PathLock.AnnouncedWrite
     do {
       announced = try lock.announceWrite()

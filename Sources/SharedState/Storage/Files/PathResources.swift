@@ -25,7 +25,9 @@ final class PathResources: @unchecked Sendable {
     self.paths = paths
     let keepsDescriptors = DescriptorBudget.takePlace()
     lock = PathLock(paths: paths, filePermissions: filePermissions, directoryPermissions: directoryPermissions)
-    replacement = FileReplacement(paths: paths, filePermissions: filePermissions, keepsDescriptors: keepsDescriptors)
+    replacement = FileReplacement(
+      paths: paths, lock: lock, filePermissions: filePermissions, keepsDescriptors: keepsDescriptors
+    )
   }
 
   deinit {

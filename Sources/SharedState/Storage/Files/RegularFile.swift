@@ -12,11 +12,34 @@ enum RegularFile {
     creatingWith permissions: FilePermissions? = nil,
     exclusively: Bool = false
   ) throws -> (descriptor: FileDescriptor, status: EntryStatus) {
+    try checked(path) { () throws(Errno) in
+      try FileDescriptor.openEntry(path, writable: writable, creatingWith: permissions, exclusively: exclusively)
+    }
+  }
+
+  /// Opens the entry `name` of the directory `names` are looked up in (see ``EntryNames``), as
+  /// ``open(_:writable:creatingWith:exclusively:)`` opens a path; errors name `path`, the entry's
+  /// whole path.
+  static func open(
+    _ name: PlatformPath,
+    in names: EntryNames,
+    reportingAs path: FilePath,
+    writable: Bool,
+    creatingWith permissions: FilePermissions? = nil,
+    exclusively: Bool = false
+  ) throws -> (descriptor: FileDescriptor, status: EntryStatus) {
+    try checked(path) { () throws(Errno) in
+      try name.openEntry(in: names.directory, writable: writable, creatingWith: permissions, exclusively: exclusively)
+    }
+  }
+
+  /// Runs `open`, and refuses what it opened unless it is a regular file.
+  private static func checked(
+    _ path: FilePath, _ open: () throws(Errno) -> FileDescriptor
+  ) throws -> (descriptor: FileDescriptor, status: EntryStatus) {
     let descriptor: FileDescriptor
     do {
-      descriptor = try FileDescriptor.openEntry(
-        path, writable: writable, creatingWith: permissions, exclusively: exclusively
-      )
+      descriptor = try open()
     } catch .tooManySymbolicLinkLevels {
       throw RefusedEntry(path: path, reason: .symbolicLink)
     } catch .isDirectory {

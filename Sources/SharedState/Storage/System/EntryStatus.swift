@@ -34,19 +34,20 @@ struct EntryStatus: Sendable {
     linkCount = Int(status.st_nlink)
   }
 
-  /// The status of the entry at `path` itself: a symbolic link is not followed.
+  /// The status of the entry at `path` itself: a symbolic link is not followed. A relative
+  /// `path` is looked up in `directory` (an open directory's descriptor, or `AT_FDCWD`).
   ///
-  /// The corresponding C call is `fstatat(AT_FDCWD, path, &status, AT_SYMLINK_NOFOLLOW)`.
-  init(ofEntryAt path: UnsafePointer<CChar>) throws(Errno) {
+  /// The corresponding C call is `fstatat(directory, path, &status, AT_SYMLINK_NOFOLLOW)`.
+  init(ofEntryAt path: UnsafePointer<CChar>, in directory: CInt = AT_FDCWD) throws(Errno) {
     var status = stat()
-    try systemCall { fstatat(AT_FDCWD, path, &status, AT_SYMLINK_NOFOLLOW) }
+    try systemCall { fstatat(directory, path, &status, AT_SYMLINK_NOFOLLOW) }
     self.init(status)
   }
 
   /// The status of the entry at `path` itself, or `nil` when there is none (`ENOENT`).
-  init?(ifPresentAt path: UnsafePointer<CChar>) throws(Errno) {
+  init?(ifPresentAt path: UnsafePointer<CChar>, in directory: CInt = AT_FDCWD) throws(Errno) {
     do {
-      try self.init(ofEntryAt: path)
+      try self.init(ofEntryAt: path, in: directory)
     } catch .noSuchFileOrDirectory {
       return nil
     }

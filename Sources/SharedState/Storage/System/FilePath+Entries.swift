@@ -8,7 +8,7 @@ import SystemPackage
 extension FilePath {
   /// What the system knows of the entry at this path itself (a symbolic link is not followed).
   ///
-  /// See ``EntryStatus/init(ofEntryAt:)``.
+  /// See ``EntryStatus/init(ofEntryAt:in:)``.
   func entryStatus() throws(Errno) -> EntryStatus {
     try errnoOnly { try withPlatformString { try EntryStatus(ofEntryAt: $0) } }
   }
@@ -16,15 +16,6 @@ extension FilePath {
   /// The entry's status, or `nil` when there is no entry at this path.
   func entryStatusIfPresent() throws(Errno) -> EntryStatus? {
     try errnoOnly { try withPlatformString { try EntryStatus(ifPresentAt: $0) } }
-  }
-
-  /// Renames the file at this path to `other`, replacing what is there in one atomic step.
-  ///
-  /// The corresponding C function is `rename`.
-  func rename(to other: FilePath) throws(Errno) {
-    try systemCall {
-      withPlatformString { source in other.withPlatformString { target in Glibc.rename(source, target) } }
-    }
   }
 
   /// Gives the file at this path the name `other` only if nothing is at `other`, in one atomic
@@ -36,20 +27,7 @@ extension FilePath {
   ///
   /// - Throws: `Errno.fileExists` when something is at `other`.
   func renameWithoutReplacing(to other: FilePath) throws(Errno) {
-    do {
-      try systemCall {
-        withPlatformString { source in
-          other.withPlatformString { target in shared_state_rename_noreplace(AT_FDCWD, source, AT_FDCWD, target) }
-        }
-      }
-      return
-    } catch .invalidArgument, .notSupported {
-      // No RENAME_NOREPLACE here: link into place, which fails on an existing name too.
-    }
-    try systemCall {
-      withPlatformString { source in other.withPlatformString { target in Glibc.link(source, target) } }
-    }
-    try unlink()
+    try PlatformPath(self).renameWithoutReplacing(to: PlatformPath(other))
   }
 
   /// Removes the directory entry at this path (not a directory).
