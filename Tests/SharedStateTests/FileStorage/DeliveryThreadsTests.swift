@@ -78,6 +78,50 @@ struct DeliveryThreadsTests {
     try await waitUntil { delivered.withLock { $0 } == 12 }
   }
 
+  /// How a delivery of the only file a process watches comes to need the reading thread.
+  enum ReaderWanted: CaseIterable, Sendable {
+    /// Someone wakes the reader (a directory to watch, say).
+    case woken
+    /// A second file is watched.
+    case secondFile
+  }
+
+  /// A process that watches one file has no other handle to hold up: a delivery that lasts is
+  /// not taken over (no timer is armed for it) until someone needs the reading thread; then it is,
+  /// `takeoverDelay` later at most. (The eleven other registrations of the stand-in reader are
+  /// not watched files: they show whether anyone read on.)
+  @Test(arguments: ReaderWanted.allCases)
+  func aDeliveryOfTheOnlyFileWatchedIsTakenOverOnlyWhenTheReaderIsWanted(_ wanted: ReaderWanted) async throws {
+    let pool = DeliveryThreads(idleLifetime: 60, maximumThreads: 8, takeoverDelay: .milliseconds(5))
+    pool.watchedFilesChanged(count: 1)
+    let release = DispatchSemaphore(value: 0)
+    let delivered = Mutex(0)
+    let isFirst = Mutex(true)
+    let (blocking, block) = AsyncStream<Void>.makeStream()
+    let events = TwelveEvents { _ in
+      let blocks = isFirst.withLock { isFirst in
+        defer { isFirst = false }
+        return isFirst
+      }
+      if blocks {
+        block.yield()
+        _ = release.wait(timeout: .now() + 60)
+      }
+      delivered.withLock { $0 += 1 }
+    }
+    defer { release.signal() }
+    pool.startReading { events.readEvents() }
+    _ = try await AsyncQueue(blocking).next()
+    // Forty times the delay: an armed timer would have handed the reading over long before.
+    try await Task.sleep(for: .milliseconds(200))
+    #expect(delivered.withLock { $0 } == 0, "the reading was handed over with nobody wanting it")
+    switch wanted {
+    case .woken: pool.readerIsWanted()
+    case .secondFile: pool.watchedFilesChanged(count: 2)
+    }
+    try await waitUntil { delivered.withLock { $0 } == 11 }
+  }
+
   @Test func itsThreadsLeaveTheProgramsSignalsToTheProgramsThreads() async throws {
     @Sendable func threads() -> Set<String> {
       let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []

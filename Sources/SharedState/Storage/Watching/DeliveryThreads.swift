@@ -19,6 +19,12 @@ import Foundation
 /// and ended per slow delivery). (Handing every delivery to the pool cost two `futex` calls
 /// and a second thread woken per change.)
 ///
+/// A process that watches one file only (a program that follows one setting) has no other
+/// handle to hold up: its deliveries arm no timer, two system calls fewer per change. Should
+/// someone need the reading thread during such a delivery (a second file watched, a directory
+/// to watch, anything that wakes the reader: ``readerIsWanted()``), the timer is armed then, and
+/// the standing-by thread takes over `takeoverDelay` later at most.
+///
 /// The pool's threads deliver what does not come from the reader (``schedule(_:)``: a
 /// resynchronize, a watch that failed) and the rest of a turn whose delivery was slow; a thread
 /// whose delivery was taken over helps with that queue before it stands by. The pool's threads
@@ -66,8 +72,13 @@ final class DeliveryThreads: @unchecked Sendable {
   private var readEvents: (@Sendable () -> ReadyRegistrations)?
   /// Counts the hand-overs of reading: the reading thread is the one whose turn this is.
   private var readingTurn = 0
-  /// The turn of the reading thread while it delivers (its timer armed); `nil` otherwise.
+  /// The turn of the reading thread while it delivers; `nil` otherwise.
   private var deliveringTurn: Int?
+  /// Whether `takeover` is armed for the delivery under way.
+  private var isTimed = false
+  /// Whether a delivery of the reading thread may hold up another handle's: the process watches
+  /// more than one file (see ``watchedFilesChanged(count:)``).
+  private var mayHoldUpOthers = true
   /// Threads waiting on `takeover`.
   private var standingBy = 0
   /// Wakes the standing-by thread when a delivery of the reading thread lasts; `nil` when the
@@ -101,6 +112,31 @@ final class DeliveryThreads: @unchecked Sendable {
     }
     startThread { [self] in run(readEvents, as: .reading) }
     if takeover != nil { startThread { [self] in run(readEvents, as: .standingBy) } }
+  }
+
+  /// Says how many files the process watches (its registrations): with one, a delivery of the
+  /// reading thread holds up no other handle's, and arms no timer until someone needs the
+  /// reading thread (see ``readerIsWanted()``).
+  func watchedFilesChanged(count: Int) {
+    lock.withLock {
+      mayHoldUpOthers = count > 1
+      if mayHoldUpOthers { armIfDeliveringUntimed() }
+    }
+  }
+
+  /// Someone needs the reading thread (the reader is being woken): a delivery under way that
+  /// armed no timer arms it now, so that the standing-by thread takes over `takeoverDelay` later
+  /// at most.
+  func readerIsWanted() {
+    lock.withLock { armIfDeliveringUntimed() }
+  }
+
+  /// Call with `lock` held. (Armed under it: a rare call, and the delivery's end, which disarms,
+  /// then finds it armed.)
+  private func armIfDeliveringUntimed() {
+    guard deliveringTurn != nil, !isTimed, let takeover else { return }
+    isTimed = true
+    takeover.arm(nanoseconds: takeoverDelay)
   }
 
   /// Runs `registration.deliverPending()` on one of the threads, soon.
@@ -203,16 +239,17 @@ final class DeliveryThreads: @unchecked Sendable {
     }
     // With nobody standing by (every thread busy with slow deliveries, and no more allowed), a
     // delivery here could stop the reading: the pool's queue takes it, and the reading goes on.
-    let mayDeliver = lock.withLock {
-      guard standingBy > 0 else { return false }
+    let (mayDeliver, isTimed) = lock.withLock { () -> (Bool, Bool) in
+      guard standingBy > 0 else { return (false, false) }
       deliveringTurn = turn
-      return true
+      self.isTimed = mayHoldUpOthers || ready.count > 1
+      return (true, self.isTimed)
     }
     guard mayDeliver else {
       queue(ready)
       return true
     }
-    takeover.arm(nanoseconds: takeoverDelay)
+    if isTimed { takeover.arm(nanoseconds: takeoverDelay) }
     var delivered = 0
     var isTakenOver = false
     while delivered < ready.count, !isTakenOver {
@@ -222,13 +259,15 @@ final class DeliveryThreads: @unchecked Sendable {
     }
     // Asked again under the lock that ends the delivery: the standing-by thread may have taken
     // over since the last look, and then only it reads on (and its own deliveries are its own).
-    isTakenOver = lock.withLock {
-      guard readingTurn == turn else { return true }
+    let wasTimed: Bool
+    (isTakenOver, wasTimed) = lock.withLock {
+      guard readingTurn == turn else { return (true, false) }
       deliveringTurn = nil
-      return false
+      defer { self.isTimed = false }
+      return (false, self.isTimed)
     }
     guard isTakenOver else {
-      takeover.disarm()
+      if wasTimed { takeover.disarm() }
       return true
     }
     queue(ready[delivered...])
@@ -265,6 +304,7 @@ final class DeliveryThreads: @unchecked Sendable {
       guard let deliveringTurn, deliveringTurn == readingTurn else { return nil }
       readingTurn += 1
       self.deliveringTurn = nil
+      isTimed = false
       standingBy -= 1
       guard standingBy == 0, threads < maximumThreads else { return (readingTurn, nil) }
       standingBy += 1

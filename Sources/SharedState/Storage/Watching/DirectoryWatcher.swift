@@ -28,7 +28,9 @@ import SystemPackage
 ///    released.
 ///
 /// Deliveries are scheduled after `DirectoryWatcher.lock` is released, too: scheduling may start
-/// a thread, and registrations wait on that lock. (Starting the reader, once, takes 3 inside 1.)
+/// a thread, and registrations wait on that lock. (Starting the reader, once, takes 3 inside 1,
+/// as do telling the delivery threads how many files are watched and that the reader is woken:
+/// those start no thread.)
 ///
 /// No lock is held while libinotifytools waits for an event, nor while a handle's `onEvent`
 /// runs; the reader's own state has no lock: only the reading thread touches it.
@@ -142,6 +144,8 @@ final class DirectoryWatcher: @unchecked Sendable {
   // no access overlaps another (none is held across a call). Checked, each access of the route
   // of an event (every change) cost a look-up of the thread's access set.
   @exclusivity(unchecked) private var directories: [PathKey: Directory] = [:]
+  /// The registrations of every directory: how many files (handles) the process watches.
+  private var watchedFiles = 0
   /// Bumped whenever a directory starts or stops being wanted.
   private var wantedRevision = 0 {
     didSet { wantedRevisionSeen.store(wantedRevision, ordering: .releasing) }
@@ -205,6 +209,8 @@ final class DirectoryWatcher: @unchecked Sendable {
     )
     entry.files[name] = entry.files[name]?.adding(registration) ?? .one(registration)
     entry.count += 1
+    watchedFiles += 1
+    DeliveryThreads.shared.watchedFilesChanged(count: watchedFiles)
     if entry.state == .pending {
       let deadline = Date().addingTimeInterval(registrationWait.seconds)
       while entry.state == .pending, lock.wait(until: deadline) {}
@@ -247,6 +253,8 @@ final class DirectoryWatcher: @unchecked Sendable {
     else { return }
     entry.files[registration.name] = registrations.removing(registration)
     entry.count -= 1
+    watchedFiles -= 1
+    DeliveryThreads.shared.watchedFilesChanged(count: watchedFiles)
     if entry.count == 0 {
       directories[PathKey(registration.directory)] = nil
       wantedRevision += 1
@@ -363,6 +371,8 @@ final class DirectoryWatcher: @unchecked Sendable {
 
   /// Call with `lock` held.
   private func wake() {
+    // A delivery of the reading thread that armed no timer lets another thread read on soon.
+    DeliveryThreads.shared.readerIsWanted()
     guard let wakeFile else { return }
     _ = try? [UInt8(1)].withUnsafeBytes { try wakeFile.write(toAbsoluteOffset: 0, $0) }
     // The reader may be waiting for the wanted directories to change rather than for an event.
