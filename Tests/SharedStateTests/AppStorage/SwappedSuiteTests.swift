@@ -76,23 +76,13 @@ struct SwappedSuiteTests {
   /// process's increments made there after the swap. (The transaction under way at the swap ends
   /// in the directory whose lock it holds: see the next test.)
   @Test func aWriterWhoseSuiteIsSwappedGoesOnUnderTheNewDirectorysLock() async throws {
-    let directory = try TemporaryDirectory()
-    let suite = directory.path("config/app")
-    let first = directory.path("store/first")
-    let second = directory.path("store/second")
-    for path in [first, second, directory.path("config")] {
-      try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-    try FileManager.default.createSymbolicLink(atPath: suite, withDestinationPath: first)
-    for store in [first, second] {
-      #expect(try await DemoProcess("set", "--suite", store, "--key", "k", "0").waitForExit() == 0)
-    }
+    let stores = try await LinkedStores(holding: 0, 0)
+    let (suite, first, second) = (stores.suite, stores.first, stores.second)
 
     let writer = try DemoProcess("increment", "--suite", suite, "--key", "k", "--times", "20000", "--report-each")
     // Swapped once the writer is well under way, with its descriptors kept.
     while try await writer.nextLine(seconds: 60) != "done 200" {}
-    let swap = "ln -sfn '\(second)' '\(suite).next' && mv -T '\(suite).next' '\(suite)'"
-    #expect(try await DemoProcess.shell(swap).waitForExit() == 0)
+    #expect(try await DemoProcess.shell(stores.swap).waitForExit() == 0)
     let other = try DemoProcess("increment", "--suite", suite, "--key", "k", "--times", "3000")
 
     #expect(try await other.allOutput(seconds: 300) == ["ok 3000"])
@@ -116,16 +106,8 @@ struct SwappedSuiteTests {
   /// neither directory's writers' exclusion.
   @Test(.enabled(if: HeldRenames.areAvailable, "needs strace, to hold the writer before its exchange"))
   func theWriteUnderWayAtASwapEndsWhereItsLockIs() async throws {
-    let directory = try TemporaryDirectory()
-    let suite = directory.path("config/app")
-    let first = directory.path("store/first")
-    let second = directory.path("store/second")
-    for path in [first, second, directory.path("config")] {
-      try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-    try FileManager.default.createSymbolicLink(atPath: suite, withDestinationPath: first)
-    #expect(try await DemoProcess("set", "--suite", first, "--key", "k", "100").waitForExit() == 0)
-    #expect(try await DemoProcess("set", "--suite", second, "--key", "k", "0").waitForExit() == 0)
+    let stores = try await LinkedStores(holding: 100, 0)
+    let (suite, first, second) = (stores.suite, stores.first, stores.second)
 
     let writer = try DemoProcess(
       executable: HeldRenames.strace,
@@ -135,8 +117,7 @@ struct SwappedSuiteTests {
     )
     // The sum is in the first directory's scratch file: the exchange is next, held.
     let scratch = "\(first)/.k.json.sharedstate-scratch"
-    let swap = "ln -sfn '\(second)' '\(suite).next' && mv -T '\(suite).next' '\(suite)'"
-    let swapOnceWritten = "until grep -q 101 '\(scratch)' 2>/dev/null; do sleep 0.01; done; \(swap)"
+    let swapOnceWritten = "until grep -q 101 '\(scratch)' 2>/dev/null; do sleep 0.01; done; \(stores.swap)"
     #expect(try await DemoProcess.shell(swapOnceWritten).waitForExit(seconds: 20) == 0)
     #expect(try await writer.allOutput(seconds: 60) == ["ok 1"])
     #expect(try await writer.waitForExit() == 0)
@@ -144,4 +125,31 @@ struct SwappedSuiteTests {
     #expect(try await DemoProcess("get", "--suite", first, "--key", "k").allOutput() == ["101"])
     #expect(try await DemoProcess("get", "--suite", second, "--key", "k").allOutput() == ["0"], "untouched")
   }
+}
+
+/// Two directories, `first` and `second`, each holding the key `k`, and a suite that is a link
+/// to `first` (in a directory of its own, `config`).
+private struct LinkedStores {
+  let directory: TemporaryDirectory
+  let suite: String
+  let first: String
+  let second: String
+
+  /// Makes them, `first` holding `firstValue` and `second` holding `secondValue`.
+  init(holding firstValue: Int, _ secondValue: Int) async throws {
+    directory = try TemporaryDirectory()
+    suite = directory.path("config/app")
+    first = directory.path("store/first")
+    second = directory.path("store/second")
+    for path in [first, second, directory.path("config")] {
+      try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+    try FileManager.default.createSymbolicLink(atPath: suite, withDestinationPath: first)
+    for (store, value) in [(first, firstValue), (second, secondValue)] {
+      #expect(try await DemoProcess("set", "--suite", store, "--key", "k", "\(value)").waitForExit() == 0)
+    }
+  }
+
+  /// The shell command that retargets the suite's link to `second`, in one rename.
+  var swap: String { "ln -sfn '\(second)' '\(suite).next' && mv -T '\(suite).next' '\(suite)'" }
 }
