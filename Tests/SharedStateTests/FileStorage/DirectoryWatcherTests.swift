@@ -16,6 +16,24 @@ struct DirectoryWatcherTests {
     return (token, AsyncQueue(events))
   }
 
+  /// The reader keeps the registrations of the file it routed an event to last; a registration
+  /// made for that file afterwards is not left out of its next event. (Other tests' events, in
+  /// the parallel suite, may route in between and empty that cache: the test then passes either
+  /// way; alone, it fails when a new registration leaves the cache in place.)
+  @Test func aSecondRegistrationOfAFileHearsItsNextEvent() async throws {
+    let directory = try TemporaryDirectory()
+    let file = directory.path("again.json")
+    let (first, firstEvents) = Self.watch(file)
+    try await waitUntilWatched(file)
+    #expect(try await DemoProcess.shell("echo 1 > '\(file)'").waitForExit() == 0)
+    _ = try await firstEvents.next(seconds: 60) { _ in true }
+    // A second registration of the same file: the next event is routed to it too.
+    let (second, secondEvents) = Self.watch(file)
+    defer { first.cancel(); second.cancel() }
+    #expect(try await DemoProcess.shell("echo 2 > '\(file)'").waitForExit() == 0)
+    _ = try await secondEvents.next(seconds: 20) { _ in true }
+  }
+
   @Test func eachFileHearsOnlyItsOwnNameAndNeverCompanions() async throws {
     let directory = try TemporaryDirectory()
     let (tokenA, eventsA) = Self.watch(directory.path("a.json"))

@@ -94,7 +94,7 @@ final class DirectoryWatcher: @unchecked Sendable {
 
   /// The registrations of one name: almost always one (one reference per key), which needs no
   /// array of its own.
-  private enum Registrations: Sequence {
+  fileprivate enum Registrations: Sequence {
     case one(FileWatchRegistration)
     case many(ContiguousArray<FileWatchRegistration>)
 
@@ -146,6 +146,13 @@ final class DirectoryWatcher: @unchecked Sendable {
   @exclusivity(unchecked) private var directories: [PathKey: Directory] = [:]
   /// The registrations of every directory: how many files (handles) the process watches.
   private var watchedFiles = 0
+  /// Bumped whenever a registration is added or removed (with `lock` held): a
+  /// ``RegistrationsCache`` made at another revision is stale.
+  private var registrationsRevision = 0 {
+    didSet { registrationsRevisionSeen.store(registrationsRevision, ordering: .releasing) }
+  }
+  /// `registrationsRevision`, for the reader's look at its cache without the lock.
+  private let registrationsRevisionSeen = Atomic<Int>(0)
   /// Bumped whenever a directory starts or stops being wanted.
   private var wantedRevision = 0 {
     didSet { wantedRevisionSeen.store(wantedRevision, ordering: .releasing) }
@@ -209,6 +216,7 @@ final class DirectoryWatcher: @unchecked Sendable {
     )
     entry.files[name] = entry.files[name]?.adding(registration) ?? .one(registration)
     entry.count += 1
+    registrationsRevision += 1
     watchedFiles += 1
     DeliveryThreads.shared.watchedFilesChanged(count: watchedFiles)
     if entry.state == .pending {
@@ -253,6 +261,7 @@ final class DirectoryWatcher: @unchecked Sendable {
     else { return }
     entry.files[registration.name] = registrations.removing(registration)
     entry.count -= 1
+    registrationsRevision += 1
     watchedFiles -= 1
     DeliveryThreads.shared.watchedFilesChanged(count: watchedFiles)
     if entry.count == 0 {
@@ -331,10 +340,43 @@ final class DirectoryWatcher: @unchecked Sendable {
     }
   }
 
+  /// The registrations of the file the reader routed an event to last, and the revision of the
+  /// registrations they were found at: the next event about the same file, most often the next
+  /// change, finds them here without the lock and two hash look-ups (measured at 16 watching
+  /// processes: about 5 % of a watcher's CPU per change, most of it the lock's cache misses).
+  /// The reader's own, used by one thread at a time.
+  struct RegistrationsCache {
+    fileprivate var directory: PathKey?
+    fileprivate var name = ""
+    fileprivate var revision = -1
+    fileprivate var registrations: Registrations?
+  }
+
   /// Queues `event` for the registrations of the file `name` in `directory` that admit it, and
   /// returns those the caller must now deliver (see ``FileWatchRegistration/enqueue(_:)``).
-  func route(_ event: FileWatchEvent, directory: PathKey, name: String) -> ReadyRegistrations {
-    switch registrations(of: name, in: directory) {
+  ///
+  /// - Parameter cache: The reader's cache of the last file's registrations, used when no
+  ///   registration was added or removed since it was made, and updated otherwise.
+  func route(
+    _ event: FileWatchEvent, directory: PathKey, name: String, cache: inout RegistrationsCache
+  ) -> ReadyRegistrations {
+    // A registration removed after this look is cancelled first, and a cancelled one takes no
+    // event: as when the registrations are copied out of the lock and offered outside it.
+    if cache.revision != registrationsRevisionSeen.load(ordering: .acquiring) || cache.name != name
+      || cache.directory != directory
+    {
+      cache = lock.withLock {
+        RegistrationsCache(
+          directory: directory, name: name, revision: registrationsRevision,
+          registrations: directories[directory]?.files[name]
+        )
+      }
+    }
+    return route(event, to: cache.registrations)
+  }
+
+  private func route(_ event: FileWatchEvent, to registrations: Registrations?) -> ReadyRegistrations {
+    switch registrations {
     case nil: .none
     case let .one(registration)?: registration.offer(event) ? .one(registration) : .none
     case let .many(registrations)?: ReadyRegistrations(registrations.filter { $0.offer(event) })

@@ -83,6 +83,9 @@ final class InotifyReader: @unchecked Sendable {
   /// them answers for the same event of the same file later in that read, which was queued
   /// before it (a write's exchange raises two events on the file's name; a burst, many).
   @exclusivity(unchecked) private var routedInRead: [RoutedEvent] = []
+  /// The registrations of the file the last event was routed to (see
+  /// ``DirectoryWatcher/RegistrationsCache``).
+  @exclusivity(unchecked) private var registrationsCache = DirectoryWatcher.RegistrationsCache()
 
   /// What the events of one watch are routed by.
   private struct WatchRoute {
@@ -384,7 +387,7 @@ final class InotifyReader: @unchecked Sendable {
     if routedInRead.contains(routed) { return [] }
     // Bounded: a read about many files looks at those past the first few once per event.
     if routedInRead.count < 16 { routedInRead.append(routed) }
-    return watcher.route(change, directory: routingKey, name: name)
+    return watcher.route(change, directory: routingKey, name: name, cache: &registrationsCache)
   }
 
   private func forgetRoutes() {
