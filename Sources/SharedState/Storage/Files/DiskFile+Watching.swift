@@ -21,7 +21,7 @@ extension DiskFile {
   /// event (no waiting, no mapping). A key whose page is not mapped yet is admitted unlooked
   /// (``Freshness/unlooked``): mapping it is the delivering thread's work.
   private func admit() -> Bool {
-    keep(look(on: .event).freshness) != .unchanged
+    !keep(look(on: .event).freshness).isUnchanged
   }
 
   /// Keeps what a look found for the delivery and the read, and returns it.
@@ -38,7 +38,7 @@ extension DiskFile {
   private func deliver(_ onEvent: @escaping @Sendable (FileWatchEvent) -> Void) {
     let admitted = state.withLock { $0.admitted }
     if case .changed = admitted { return onEvent(.replaced) }
-    if lookNow() != .unchanged { onEvent(.replaced) }
+    if !lookNow().isUnchanged { onEvent(.replaced) }
   }
 
   /// The one look on the occasion of a delivery, which may map the page; kept for the read that

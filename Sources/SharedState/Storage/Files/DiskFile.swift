@@ -92,7 +92,7 @@ final class DiskFile: StoredFile, Sendable {
         // place, say), a write under way: the file as it is now, whatever the handle knows.
         let now = resources.freshness.look(on: .delivery, at: { FileKnowledge() }, limit: maximumReadSize)
         look = now.freshness
-        if now.freshness == .busy { busyAt = now.sequence }
+        if now.freshness.isBusy { busyAt = now.sequence }
       }
     case .catchUp:
       since = known
@@ -126,7 +126,7 @@ final class DiskFile: StoredFile, Sendable {
         return FileReading(since: since, fresh: nil, found: .failure(error))
       }
     }
-    let isNew = occasion == .load || fresh.state != since.state
+    let isNew = occasion == .load || !fresh.state.isSame(as: since.state)
     // Large contents are kept as their digest (see ``FileState/kept``), hashed here, before any
     // lock is taken: the bytes themselves go to the caller only, to decode.
     return FileReading(since: since, fresh: fresh.kept, found: .success(isNew ? fresh.state : nil))
@@ -141,12 +141,18 @@ final class DiskFile: StoredFile, Sendable {
   }
 
   /// Takes what the look made for the last event found, with what the handle knows now.
-  private func takeAdmitted() -> (freshness: Freshness?, since: FileKnowledge) {
+  private func takeAdmitted() -> Admitted {
     state.withLock { state in
       // Moved out, not copied and cleared.
-      let admitted = state.admitted.take()
-      return (admitted, state.knowledge)
+      Admitted(freshness: state.admitted.take(), since: state.knowledge)
     }
+  }
+
+  /// What ``takeAdmitted()`` takes: a struct, not a tuple, whose copies and destruction the
+  /// optimizer leaves to the run time's tuple witnesses (see `FileState`'s `==`).
+  private struct Admitted {
+    let freshness: Freshness?
+    let since: FileKnowledge
   }
 
   /// Whether the delivery of a change made elsewhere can be left to a transaction of this

@@ -17,6 +17,16 @@ enum Freshness: Equatable {
   /// the lock file (see ``LookOccasion``).
   case unlooked
 
+  /// Whether this is ``unchanged``: a pattern, not `==` (see `FileState`'s `==`).
+  var isUnchanged: Bool {
+    if case .unchanged = self { true } else { false }
+  }
+
+  /// Whether this is ``busy``.
+  var isBusy: Bool {
+    if case .busy = self { true } else { false }
+  }
+
   /// Whether this verdict, kept from an event's look, tells a handle that now knows `known` of
   /// a change: one the page described beyond what the handle knows, or one to read.
   func tellsOfChange(since known: FileKnowledge) -> Bool {
@@ -61,7 +71,7 @@ struct FreshnessCheck {
   ///     what is there now, whatever the handle knows, passes an empty ``FileKnowledge``.
   ///   - limit: The most bytes of contents to take from the page.
   func look(on occasion: LookOccasion, at knowledge: () -> FileKnowledge, limit: Int) -> Look {
-    if occasion.settlesMissingFirst, case let known = knowledge(), known.state == .missing,
+    if occasion.settlesMissingFirst, case let known = knowledge(), known.state.isMissing,
       case .success(nil) = lookUpTarget(on: occasion)
     {
       return Look(freshness: .unchanged, target: .success(nil), sequence: known.sequence)
@@ -175,7 +185,7 @@ struct FreshnessCheck {
     let target = lookUpTarget(on: occasion)
     guard case .success(nil) = target else { return Look(freshness: .unlooked, target: target, sequence: 0) }
     let known = knowledge()
-    let freshness: Freshness = known.state == .missing ? .unchanged : .changed(FileKnowledge(state: .missing))
+    let freshness: Freshness = known.state.isMissing ? .unchanged : .changed(FileKnowledge(state: .missing))
     return Look(freshness: freshness, target: target, sequence: known.sequence)
   }
 
@@ -230,4 +240,9 @@ struct FileKnowledge: Equatable, Sendable {
   var sequence: UInt64 = 0
   var identity: FileIdentity?
   var state: FileState?
+
+  /// Field by field, the states without `Optional`'s `==` (see `FileState`'s `==`).
+  static func == (lhs: FileKnowledge, rhs: FileKnowledge) -> Bool {
+    lhs.sequence == rhs.sequence && lhs.identity == rhs.identity && lhs.state.isSame(as: rhs.state)
+  }
 }

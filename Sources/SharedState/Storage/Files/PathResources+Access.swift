@@ -29,7 +29,7 @@ extension PathResources {
       defer { closeDescriptorsUnlessKept() }
       let refresh = refreshHoldingLock(FileKnowledge(), limit: limit, on: .lockedRead)
       if case let .failure(error)? = refresh.change { throw error }
-      return (refresh.knowledge, refresh.knowledge.state == .missing)
+      return (refresh.knowledge, refresh.knowledge.state.isMissing)
     }
   }
 
@@ -110,7 +110,7 @@ extension PathResources {
         return Refresh(knowledge: known, isNews: false, change: .failure(error), target: .success(status))
       }
     }
-    let change = fresh.state == known.state ? nil : fresh.state.map { Result<FileState, any Error>.success($0) }
+    let change = fresh.state.isSame(as: known.state) ? nil : fresh.state.map { Result<FileState, any Error>.success($0) }
     return Refresh(knowledge: fresh, change: change, target: .success(status))
   }
 
