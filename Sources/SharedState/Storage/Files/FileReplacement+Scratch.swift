@@ -83,7 +83,7 @@ extension FileReplacement {
     atScratch?.descriptor.closeIgnoringFailure()
     atScratch = nil
     if let status {
-      if let reopened = reopenScratch(status) { return reopened }
+      if let reopened = reopenScratch(status, in: names) { return reopened }
       if status.type == .directory { throw RefusedEntry(path: paths.scratch, reason: .directory) }
       // A link, a FIFO, a hard link, someone else's file: remove the name only.
       do {
@@ -102,9 +102,9 @@ extension FileReplacement {
 
   /// Opens the regular, singly linked file found at the scratch name (left by an earlier
   /// exchange); `nil` when it is anything else or changed meanwhile.
-  private func reopenScratch(_ status: EntryStatus) -> (OpenInode, EntryStatus)? {
+  private func reopenScratch(_ status: EntryStatus, in names: EntryNames) -> (OpenInode, EntryStatus)? {
     guard status.type == .regular, status.linkCount == 1,
-      let opened = try? RegularFile.open(lock.entries.scratch, in: lock.entries, reportingAs: paths.scratch, writable: true),
+      let opened = try? RegularFile.open(names.scratch, in: names, reportingAs: paths.scratch, writable: true),
       opened.status.linkCount == 1, opened.status.inode == status.inode
     else { return nil }
     let scratch = OpenInode(descriptor: opened.descriptor, status: opened.status)
