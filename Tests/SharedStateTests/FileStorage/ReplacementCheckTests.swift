@@ -18,7 +18,7 @@ struct ReplacementCheckTests {
     let ending = page.beginWrite()
     defer { page.abandonWrite(sequence: ending) }
     func freshness(of known: FileKnowledge, waiting: Bool) -> Freshness? {
-      resources.freshness.look(on: waiting ? .delivery : .event, at: { known }, limit: 1 << 20).freshness
+      resources.freshness.look(on: waiting ? .delivery : .event, at: { known.outline }, limit: 1 << 20).freshness
     }
     let own = FileKnowledge(
       sequence: ending, identity: try target.entryStatus().identity, state: .contents(Data("1\n".utf8))
@@ -88,7 +88,7 @@ struct ReplacementCheckTests {
           ending = page.beginWrite()
           #expect(throws: Never.self) { try Self.replace(target, with: "2\n", in: directory) }
         }
-        return known
+        return known.outline
       },
       limit: 1 << 20
     )
@@ -98,7 +98,7 @@ struct ReplacementCheckTests {
 
     // That write over (here abandoned, its page not finished), the change is there to read.
     page.abandonWrite(sequence: end)
-    #expect(resources.freshness.look(on: .event, at: { known }, limit: 1 << 20).freshness == .changed(nil))
+    #expect(resources.freshness.look(on: .event, at: { known.outline }, limit: 1 << 20).freshness == .changed(nil))
   }
 
   /// A replacement heard of while another process's write is under way waits for that write's
@@ -140,7 +140,7 @@ struct ReplacementCheckTests {
     let (directory, target, page, resources) = (fixture.directory, fixture.target, fixture.page, fixture.resources)
     let known = fixture.file.known
     func look(_ knowledge: @escaping () -> FileKnowledge = { known }) -> Freshness {
-      resources.freshness.look(on: .event, at: knowledge, limit: 1 << 20).freshness
+      resources.freshness.look(on: .event, at: { knowledge().outline }, limit: 1 << 20).freshness
     }
 
     // Another process's write: the sequence odd, and the inode it will exchange in announced.
@@ -179,7 +179,7 @@ struct ReplacementCheckTests {
     let fixture = try PageFixture(permissions: [.ownerReadWrite])
     let (directory, target, page, resources) = (fixture.directory, fixture.target, fixture.page, fixture.resources)
     func look(knowing known: FileKnowledge) -> Freshness {
-      resources.freshness.look(on: .event, at: { known }, limit: 1 << 20).freshness
+      resources.freshness.look(on: .event, at: { known.outline }, limit: 1 << 20).freshness
     }
 
     let ending = page.beginWrite()

@@ -57,6 +57,11 @@ final class DiskFile: StoredFile, Sendable {
     state.withLock { $0.knowledge }
   }
 
+  /// The outline of ``known``, taken under the lock without copying the contents.
+  private var knownOutline: FileKnowledge.Outline {
+    state.withLock { $0.knowledge.outline }
+  }
+
   /// Makes `fresh` the handle's knowledge, large contents as their digest (see
   /// ``FileState/kept``): hashed before the lock is taken.
   func remember(_ fresh: FileKnowledge) {
@@ -66,7 +71,7 @@ final class DiskFile: StoredFile, Sendable {
 
   /// The one look, on `occasion`, at what this handle knows.
   func look(on occasion: LookOccasion) -> FreshnessCheck.Look {
-    resources.freshness.look(on: occasion, at: { known }, limit: maximumReadSize)
+    resources.freshness.look(on: occasion, at: { knownOutline }, limit: maximumReadSize)
   }
 
   func read() throws -> FileState {
@@ -90,16 +95,16 @@ final class DiskFile: StoredFile, Sendable {
       } else {
         // A later write of this handle's own, an event that was not looked at (a write in
         // place, say), a write under way: the file as it is now, whatever the handle knows.
-        let now = resources.freshness.look(on: .delivery, at: { FileKnowledge() }, limit: maximumReadSize)
+        let now = resources.freshness.look(on: .delivery, at: { FileKnowledge.Outline() }, limit: maximumReadSize)
         look = now.freshness
         if now.freshness.isBusy { busyAt = now.sequence }
       }
     case .catchUp:
       since = known
-      look = resources.freshness.look(on: .catchUp, at: { since = known; return since }, limit: maximumReadSize).freshness
+      look = resources.freshness.look(on: .catchUp, at: { since = known; return since.outline }, limit: maximumReadSize).freshness
     case .load:
       since = known
-      look = resources.freshness.look(on: .load, at: { FileKnowledge() }, limit: maximumReadSize).freshness
+      look = resources.freshness.look(on: .load, at: { FileKnowledge.Outline() }, limit: maximumReadSize).freshness
     case .event, .lockedRead, .transaction:
       preconditionFailure("a read is made on a delivery, a catch-up or a load")
     }

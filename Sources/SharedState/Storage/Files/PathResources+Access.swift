@@ -81,7 +81,7 @@ extension PathResources {
   /// Brings `known` up to date. Call holding a lock: the shared one `on` ``LookOccasion/lockedRead``,
   /// the exclusive one `on` ``LookOccasion/transaction``.
   private func refreshHoldingLock(_ known: FileKnowledge, limit: Int, on occasion: LookOccasion) -> Refresh {
-    let look = freshness.look(on: occasion, at: { known }, limit: limit)
+    let look = freshness.look(on: occasion, at: { known.outline }, limit: limit)
     let status: EntryStatus?
     do {
       // Under the lock the look always goes as far as the target name. (Not
