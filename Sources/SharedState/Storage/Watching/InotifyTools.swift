@@ -1,4 +1,5 @@
 import CInotifyTools
+import Glibc
 import SystemPackage
 
 /// Typed calls into libinotifytools (Debian 3.22.6): the one file that calls its C API.
@@ -63,10 +64,14 @@ enum InotifyTools {
   ///
   /// The corresponding C function is `inotifytools_next_event(0)`.
   ///
-  /// - Parameter lastPlace: Where the library kept the event returned last (0 before the first,
-  ///   and after the library restarts); updated.
+  /// - Parameters:
+  ///   - lastPlace: Where the library kept the event returned last (0 before the first, and
+  ///     after the library restarts); updated.
+  ///   - lastName: The name of the last event that named a file; an event with the same name
+  ///     reuses it rather than making a new `String` (most events name the file the last one
+  ///     named), and one with another name replaces it.
   /// - Returns: The event, or the system's error when reading failed.
-  static func nextEvent(lastPlace: inout UInt) -> Result<InotifyEvent, Errno> {
+  static func nextEvent(lastPlace: inout UInt, lastName: inout String) -> Result<InotifyEvent, Errno> {
     var next = inotifytools_next_event(0)
     // As every system call of the storage layer: an interrupted wait is begun again, not taken
     // for a broken read (the reading threads block signals, see DeliveryThreads).
@@ -92,10 +97,22 @@ enum InotifyTools {
       InotifyEvent(
         descriptor: descriptor,
         events: events,
-        name: isAboutCompanionFile ? "" : String(cString: name),
+        name: isAboutCompanionFile ? "" : reusing(&lastName, for: name),
         isAboutCompanionFile: isAboutCompanionFile,
         beginsRead: beginsRead
       )
     )
+  }
+
+  /// `name` as a `String`: `last` when it holds the same bytes, otherwise a new one, kept in
+  /// `last`.
+  private static func reusing(_ last: inout String, for name: UnsafePointer<CChar>) -> String {
+    let length = strlen(name)
+    // The watched item's own events carry no name.
+    if length == 0 { return "" }
+    let isSame = last.utf8.count == length
+      && last.utf8.withContiguousStorageIfAvailable { memcmp($0.baseAddress!, name, length) == 0 } == true
+    if !isSame { last = String(cString: name) }
+    return last
   }
 }
