@@ -154,11 +154,12 @@ final class CoordinationPage: @unchecked Sendable {
     return busy &+ 1
   }
 
-  /// What a write under way announced: the inode it exchanges into place, and its contents.
+  /// What a write under way announced: the inode it exchanges into place, and the length of
+  /// its contents (read with ``announcedContents(_:)``).
   struct Announcement {
     let device: UInt64
     let inode: UInt64
-    let contents: Data
+    let count: Int
   }
 
   /// Announces what the write ending at `sequence` (from ``beginWrite()``) puts at the target
@@ -179,19 +180,23 @@ final class CoordinationPage: @unchecked Sendable {
 
   /// What the write under way, ending at `sequence`, announced; `nil` when it announced nothing.
   ///
-  /// Trust it only once ``isUnderWayOrFinished(endingAt:)`` says, *after* the caller has found
-  /// the announced inode at the target name, that no later write began: then that inode held
+  /// Trust it, and the contents read with ``announcedContents(_:)``, only once
+  /// ``isUnderWayOrFinished(endingAt:)`` says, *after* the caller has found the announced inode
+  /// at the target name and copied the contents, that no later write began: then that inode held
   /// these contents when it was found there (a writer writes only its scratch, and the inode it
-  /// exchanges into place is written again only two writes later).
+  /// exchanges into place is written again only two writes later; the page's contents, only by
+  /// a later write, after it began).
   func announcement(endingAt sequence: UInt64) -> Announcement? {
     guard word(11).load(ordering: .acquiring) == sequence else { return nil }
     let count = Int(truncatingIfNeeded: word(14).load(ordering: .relaxed))
     guard count >= 0, count <= Self.contentsCapacity else { return nil }
-    return Announcement(
-      device: word(12).load(ordering: .relaxed),
-      inode: word(13).load(ordering: .relaxed),
-      contents: Data(bytes: base + Self.contentsOffset, count: count)
-    )
+    return Announcement(device: word(12).load(ordering: .relaxed), inode: word(13).load(ordering: .relaxed), count: count)
+  }
+
+  /// A copy of the contents `announcement` announced: apart from the announcement, so that a
+  /// reader that knows them already copies nothing.
+  func announcedContents(_ announcement: Announcement) -> Data {
+    Data(bytes: base + Self.contentsOffset, count: announcement.count)
   }
 
   /// Whether the write ending at `sequence` is still under way or has finished, and no other

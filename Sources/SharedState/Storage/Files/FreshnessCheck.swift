@@ -166,16 +166,20 @@ struct FreshnessCheck {
     page: CoordinationPage, sequence: UInt64, known: FileKnowledge.Outline, on occasion: LookOccasion, limit: Int
   ) -> Look? {
     let ending = sequence &+ 1
-    guard let announced = page.announcement(endingAt: ending), announced.contents.count <= limit,
+    guard let announced = page.announcement(endingAt: ending), announced.count <= limit,
       case let .success(status?) = lookUpTarget(on: occasion), status.type == .regular,
       status.device == announced.device, status.inode == announced.inode,
-      status.size == Int64(announced.contents.count),
-      page.isUnderWayOrFinished(endingAt: ending)
+      status.size == Int64(announced.count)
     else { return nil }
+    // Taken already (an exchange raises two events, the second often read after the first was
+    // delivered): nothing to copy.
     if known.hasState, known.sequence == sequence, known.identity == status.identity {
-      return Look(freshness: .unchanged, target: .success(status), sequence: sequence)
+      return page.isUnderWayOrFinished(endingAt: ending)
+        ? Look(freshness: .unchanged, target: .success(status), sequence: sequence) : nil
     }
-    let found = FileKnowledge(sequence: sequence, identity: status.identity, state: .contents(announced.contents))
+    let contents = page.announcedContents(announced)
+    guard page.isUnderWayOrFinished(endingAt: ending) else { return nil }
+    let found = FileKnowledge(sequence: sequence, identity: status.identity, state: .contents(contents))
     return Look(freshness: .changed(found), target: .success(status), sequence: sequence)
   }
 
