@@ -13,8 +13,20 @@ struct FileReading: Sendable {
   let found: Result<FileState?, any Error>
 
   /// A reading that found nothing new to know or deliver: it needs no taking in.
-  var isNothingNew: Bool {
-    guard fresh == nil, case .success(nil) = found else { return false }
-    return true
+  ///
+  /// Stored, not computed: asked of a reading, `fresh == nil` copied the knowledge and
+  /// destroyed the copy through a function the optimizer merged with others of its layout,
+  /// which goes through the run time's generic witnesses (once per delivery).
+  let isNothingNew: Bool
+
+  init(since: FileKnowledge, fresh: FileKnowledge?, found: Result<FileState?, any Error>) {
+    if case .none = fresh, case .success(.none) = found {
+      isNothingNew = true
+    } else {
+      isNothingNew = false
+    }
+    self.since = since
+    self.fresh = fresh
+    self.found = found
   }
 }
