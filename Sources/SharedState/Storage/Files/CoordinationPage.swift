@@ -77,65 +77,43 @@ final class CoordinationPage: @unchecked Sendable {
   /// The sequence now, read without any lock.
   var sequence: UInt64 { word(0).load(ordering: .acquiring) }
 
-  /// What one consistent read of the page found.
-  struct Snapshot {
-    /// The sequence (even).
-    let sequence: UInt64
-    /// The identity at the target name after the write that made `sequence`, when the page
-    /// describes that write: `nil` for "no file", and `.some(nil)` when the page is stale.
-    let description: Description?
-
-    struct Description {
-      let identity: FileIdentity?
-      /// The contents, when they were copied into the page (or `.missing`).
-      let state: FileState?
-    }
-  }
-
-  /// Reads the page consistently, without any lock; `nil` when a writer stays busy (or died
-  /// busy) through `attempts` tries, so that the caller reads the file instead of spinning.
+  /// What the page says the finished write that made `sequence` left at the target name, read
+  /// without any lock: `.missing` when it left no file, its contents when the page holds them
+  /// (at most `limit` bytes); `nil` when the page does not describe that write (another began,
+  /// a writer is busy, the contents did not fit), or when the identity it gives is not
+  /// `identity` (what the caller found at the name).
   ///
-  /// A busy writer is waited for briefly (a yield, then pauses of 20 µs): a write holds the
-  /// sequence odd for a few system calls, unless its process is descheduled or dead.
-  ///
-  /// - Parameter includingContents: Whether to copy the contents out as well.
-  func snapshot(includingContents: Bool, attempts: Int = 16) -> Snapshot? {
-    for attempt in 0..<attempts {
-      let before = word(0).load(ordering: .acquiring)
-      if before & 1 == 1 {
-        if attempt + 1 < attempts {
-          ThreadPause.awaitingWriter(attempt: attempt)
-        }
-        continue
-      }
-      let described = word(1).load(ordering: .relaxed)
-      let kind = word(9).load(ordering: .relaxed)
-      var description: Snapshot.Description?
-      if described == before, kind == 1 {
-        description = Snapshot.Description(identity: nil, state: .missing)
-      } else if described == before, kind == 2 || kind == 3 {
-        let identity = FileIdentity(
-          device: word(2).load(ordering: .relaxed),
-          inode: word(3).load(ordering: .relaxed),
-          size: Int64(bitPattern: word(4).load(ordering: .relaxed)),
-          modificationSeconds: Int64(bitPattern: word(5).load(ordering: .relaxed)),
-          modificationNanoseconds: Int64(bitPattern: word(6).load(ordering: .relaxed)),
-          changeSeconds: Int64(bitPattern: word(7).load(ordering: .relaxed)),
-          changeNanoseconds: Int64(bitPattern: word(8).load(ordering: .relaxed))
-        )
-        var state: FileState?
-        let count = Int(truncatingIfNeeded: word(10).load(ordering: .relaxed))
-        if kind == 2, includingContents, count >= 0, count <= Self.contentsCapacity {
-          state = .contents(Data(bytes: base + Self.contentsOffset, count: count))
-        }
-        description = Snapshot.Description(identity: identity, state: state)
-      }
-      atomicMemoryFence(ordering: .acquiring)
-      if word(0).load(ordering: .relaxed) == before {
-        return Snapshot(sequence: before, description: description)
-      }
+  /// The contents are copied only once everything else matched, and trusted only if the
+  /// sequence is still `sequence` after the copy (a seqlock). A busy writer is not waited for:
+  /// the caller reads the file instead.
+  func state(describing sequence: UInt64, identity: FileIdentity?, limit: Int) -> FileState? {
+    guard sequence & 1 == 0, word(0).load(ordering: .acquiring) == sequence,
+      word(1).load(ordering: .relaxed) == sequence
+    else { return nil }
+    let state: FileState
+    switch word(9).load(ordering: .relaxed) {
+    case 1:
+      guard identity == nil else { return nil }
+      state = .missing
+    case 2:
+      let described = FileIdentity(
+        device: word(2).load(ordering: .relaxed),
+        inode: word(3).load(ordering: .relaxed),
+        size: Int64(bitPattern: word(4).load(ordering: .relaxed)),
+        modificationSeconds: Int64(bitPattern: word(5).load(ordering: .relaxed)),
+        modificationNanoseconds: Int64(bitPattern: word(6).load(ordering: .relaxed)),
+        changeSeconds: Int64(bitPattern: word(7).load(ordering: .relaxed)),
+        changeNanoseconds: Int64(bitPattern: word(8).load(ordering: .relaxed))
+      )
+      let count = Int(truncatingIfNeeded: word(10).load(ordering: .relaxed))
+      guard identity == described, count >= 0, count <= Self.contentsCapacity, count <= limit else { return nil }
+      state = .contents(Data(bytes: base + Self.contentsOffset, count: count))
+    default:
+      // 0: nothing copied; 3: the identity without the contents.
+      return nil
     }
-    return nil
+    atomicMemoryFence(ordering: .acquiring)
+    return word(0).load(ordering: .relaxed) == sequence ? state : nil
   }
 
   /// Marks the start of a write: the sequence turns odd, so that lock-free readers distrust the

@@ -211,13 +211,9 @@ struct FreshnessCheck {
   /// What the page says is at the target name, when it describes the write that made `sequence`
   /// and the entry found there now.
   private func described(at sequence: UInt64, identity: FileIdentity?, page: CoordinationPage?, limit: Int) -> FileKnowledge? {
-    // The snapshot's sequence equal to the one judged by: no write began since, so the entry
-    // looked up in between is the one that write left.
-    guard sequence & 1 == 0, let page,
-      let snapshot = page.snapshot(includingContents: true, attempts: 1),
-      snapshot.sequence == sequence, let description = snapshot.description,
-      description.identity == identity, let state = description.state, state.fits(limit)
-    else { return nil }
+    // The page still at the sequence judged by: no write began since, so the entry looked up in
+    // between is the one that write left.
+    guard let page, let state = page.state(describing: sequence, identity: identity, limit: limit) else { return nil }
     return FileKnowledge(sequence: sequence, identity: identity, state: state)
   }
 
