@@ -7,13 +7,24 @@ enum FilePlaceholder {
   /// What the placeholder holds: nothing, which reads as "no value", never as an error.
   static let contents = Data()
 
-  /// The bytes swift-sharing wrote as its placeholder (`co.pointfree.Sharing.FileStorage.stub`):
-  /// a file that holds exactly these holds no value either.
-  static let swiftSharingStub = Data("co.pointfree.Sharing.FileStorage.stub".utf8)
+  /// The bytes swift-sharing wrote as its placeholder: a file that holds exactly these holds no
+  /// value either.
+  ///
+  /// A `StaticString`, not a stored `Data`: every value read is compared with it, and a stored
+  /// `static let` is reached through `swift_once` at each use; its length, known when compiling,
+  /// settles almost every comparison without looking at the bytes.
+  static var swiftSharingStub: StaticString { "co.pointfree.Sharing.FileStorage.stub" }
 
   /// Whether `data` holds no value: it is empty, or swift-sharing's placeholder.
   static func holdsNoValue(_ data: Data) -> Bool {
-    data.isEmpty || data == swiftSharingStub
+    data.isEmpty || isSwiftSharingStub(data)
+  }
+
+  /// Whether `data` holds exactly swift-sharing's placeholder bytes.
+  static func isSwiftSharingStub(_ data: Data) -> Bool {
+    let stub = swiftSharingStub
+    guard data.count == stub.utf8CodeUnitCount else { return false }
+    return data.elementsEqual(UnsafeBufferPointer(start: stub.utf8Start, count: stub.utf8CodeUnitCount))
   }
 
   /// Whether a file in `state` is replaced by the placeholder: it is missing, or holds
@@ -21,7 +32,7 @@ enum FilePlaceholder {
   static func isReplaced(_ state: FileState) -> Bool {
     switch state {
     case .missing: true
-    case let .contents(data): data == swiftSharingStub
+    case let .contents(data): isSwiftSharingStub(data)
     // Longer than any placeholder.
     case .digest: false
     }
