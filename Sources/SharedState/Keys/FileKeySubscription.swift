@@ -154,9 +154,13 @@ final class FileKeySubscription<Value: Sendable>: Sendable {
   /// under the reference's lock, not even when every read is overtaken.
   private func deliver(on occasion: LookOccasion, isOwnChange: Bool = false) {
     let file = key.file
-    // Left to a `withLock` of this key's under way, which holds the reference's lock meanwhile
-    // (see ``StoredFile/deferToTransaction()``).
-    if occasion == .delivery, file.deferToTransaction() { return }
+    // Left to a `withLock` of this key's under way, which holds the reference's lock meanwhile,
+    // or to a suite write of this process's under way, which delivers what it wrote (see
+    // ``StoredFile/deferToTransaction()``). A catch-up too: made during a suite write, it
+    // delivered that write as a change from elsewhere, and the write's own delivery delivered
+    // it again. (A load is not left: it delivers what it reads whatever the handle knows.)
+    let defers = occasion == .delivery || occasion == .catchUp
+    if defers, file.deferToTransaction() { return }
     for _ in 0..<Self.readsPerDelivery {
       let reading = file.reading(on: occasion)
       if reading.isNothingNew { return }
@@ -169,7 +173,7 @@ final class FileKeySubscription<Value: Sendable>: Sendable {
       // Decoded before the lock is taken: the key's decoder is the program's code.
       let decoded = key.decodedRead { try reading.found.get() }
       // Asked again: a `withLock` may have begun while the file was read.
-      if occasion == .delivery, file.deferToTransaction() { return }
+      if defers, file.deferToTransaction() { return }
       var isTaken = false
       yield(isOwnChange: isOwnChange) {
         guard file.takeIn(reading) else { return nil }

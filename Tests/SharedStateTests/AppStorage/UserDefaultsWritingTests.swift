@@ -3,7 +3,7 @@ import Dependencies
 import Foundation
 import IssueReporting
 import OpenCombineShim
-import SharedState
+@testable import SharedState
 import Testing
 
 /// The `UserDefaults` names that write and read a suite untyped: they never throw.
@@ -75,6 +75,40 @@ struct UserDefaultsWritingTests {
     try await waitUntilWatched(suite.directory.appendingPathComponent("shared.json").path)
     #expect(try await DemoProcess("set", "--suite", suite.directory.path, "--key", "shared", "5").waitForExit() == 0)
     #expect(try await AsyncQueue(heard).next(where: { $0 == 5 }) == 5, "the other process's write is heard")
+  }
+
+  /// A catch-up (a subscription starting after its key was loaded, the watch's
+  /// resynchronization once events were lost or a directory newly watched) that comes while a
+  /// suite write of this process is under way is left to that write, as the watch's deliveries
+  /// are: made at once, it delivered the write as a change from elsewhere, and the write's own
+  /// delivery then delivered it a second time (seen under load as
+  /// ``aSubscriberHearsEachSetOnce()`` hearing 42 twice, the watch's first resynchronization
+  /// arriving during the second set). Both deliveries are made on this thread here, before the
+  /// calls that make them return: nothing to wait for.
+  @Test func aCatchUpDuringASetIsLeftToTheSet() async throws {
+    let key: AppStorageKey<Int> = .appStorage("shared")
+    suite.set(1, forKey: "shared")
+    let path = suite.directory.appendingPathComponent("shared.json").path
+    // A subscription that hears the suite's writes begin and end, as a `@Shared` of the key does;
+    // then the key is loaded, so that the next subscription through it catches up as it starts.
+    let first = key.subscribe(context: .userInitiated, subscriber: SharedSubscriber { _ in })
+    defer { first.cancel() }
+    key.load(context: .userInitiated, continuation: LoadContinuation { _ in })
+
+    // A suite write, step by step: it begins; its bytes land (written by another process, so that
+    // the key's handle learns of them only by reading); a second subscription starts, and its
+    // catch-up comes while the write is under way; the write ends.
+    AppStorageLocalWrites.shared.tell(.begins, storage: suite.storage, path: path)
+    #expect(try await DemoProcess("set", "--suite", suite.directory.path, "--key", "shared", "42").waitForExit() == 0)
+    let heard = LockIsolated<[Int?]>([])
+    let second = key.subscribe(
+      context: .userInitiated,
+      subscriber: SharedSubscriber { result in heard.withValue { $0.append(try? result.get()) } }
+    )
+    defer { second.cancel() }
+    #expect(heard.value == [], "the catch-up is left to the write under way")
+    AppStorageLocalWrites.shared.tell(.ends(wrote: true), storage: suite.storage, path: path)
+    #expect(heard.value == [42], "the write is heard once, from its own delivery")
   }
 
   @Test func setReportsAFailureInsteadOfThrowing() throws {

@@ -28,9 +28,9 @@ protocol StoredFile: AnyObject, Sendable {
   /// leaves it, and returns `false`: the caller reads again.
   func takeIn(_ reading: FileReading) -> Bool
 
-  /// Whether the delivery of a change made elsewhere is left to a transaction of this handle's
-  /// under way, which takes it in; the handle makes it later itself if that transaction ends
-  /// without writing (see ``DiskFile/deferToTransaction()``).
+  /// Whether the delivery of a change made elsewhere (an event's, or a catch-up's) is left to a
+  /// transaction of this handle's under way, which takes it in; the handle makes it later itself
+  /// if that transaction ends without writing (see ``DiskFile/deferToTransaction()``).
   func deferToTransaction() -> Bool
 
   /// A write of this process's that goes through another handle (the suite's API) begins: until
