@@ -125,10 +125,15 @@ final class FileKeySubscription<Value: Sendable>: Sendable {
     if isCounted { key.file.localWriteBegins() }
   }
 
-  /// A write of this process's suite API to the file is over. When it wrote, delivers what the
-  /// file holds now, read in full: observers hear of it on this thread, before the write
-  /// returns. Then the handle makes, on the watcher's threads, any delivery the watch left
-  /// meanwhile (it finds nothing new unless another process wrote since).
+  /// A write of this process's suite API to the file is over. When it wrote, and this
+  /// subscription heard it begin, delivers what the file holds now, read in full: observers hear
+  /// of it on this thread, before the write returns. Then the handle makes, on the watcher's
+  /// threads, any delivery the watch left meanwhile (it finds nothing new unless another process
+  /// wrote since).
+  ///
+  /// A subscription that started while the write was under way (through another instance of the
+  /// key, whose handle held nothing back) has had the write from its catch-up or its watch, both
+  /// in place before it read: delivering it here too made it hear the write twice.
   func ownWriteEnds(wrote: Bool) {
     // Only a write this subscription heard begin (it may have started listening meanwhile, or
     // been cancelled).
@@ -137,8 +142,9 @@ final class FileKeySubscription<Value: Sendable>: Sendable {
       state.ownWritesUnderWay -= 1
       return true
     }
+    guard wasCounted else { return }
     if wrote { deliver(on: .load, isOwnChange: true) }
-    if wasCounted { key.file.localWriteEnds() }
+    key.file.localWriteEnds()
   }
 
   /// Delivers what the file holds on `occasion` (when it is news), then, when it found the file

@@ -83,15 +83,21 @@ struct UserDefaultsWritingTests {
   /// are: made at once, it delivered the write as a change from elsewhere, and the write's own
   /// delivery then delivered it a second time (seen under load as
   /// ``aSubscriberHearsEachSetOnce()`` hearing 42 twice, the watch's first resynchronization
-  /// arriving during the second set). Both deliveries are made on this thread here, before the
-  /// calls that make them return: nothing to wait for.
+  /// arriving during the second set).
+  ///
+  /// The key's handle delivers each change once, to whichever of its subscriptions takes it
+  /// first; two subscriptions share it here so that the catch-up runs on the test's thread, at
+  /// the start of the second, while the first, which heard the write begin, makes the write's
+  /// own delivery: together they must hear the write once.
   @Test func aCatchUpDuringASetIsLeftToTheSet() async throws {
     let key: AppStorageKey<Int> = .appStorage("shared")
     suite.set(1, forKey: "shared")
     let path = suite.directory.appendingPathComponent("shared.json").path
+    let heard = LockIsolated<[Int?]>([])
+    let subscriber = SharedSubscriber<Int> { result in heard.withValue { $0.append(try? result.get()) } }
     // A subscription that hears the suite's writes begin and end, as a `@Shared` of the key does;
     // then the key is loaded, so that the next subscription through it catches up as it starts.
-    let first = key.subscribe(context: .userInitiated, subscriber: SharedSubscriber { _ in })
+    let first = key.subscribe(context: .userInitiated, subscriber: subscriber)
     defer { first.cancel() }
     key.load(context: .userInitiated, continuation: LoadContinuation { _ in })
 
@@ -100,15 +106,39 @@ struct UserDefaultsWritingTests {
     // catch-up comes while the write is under way; the write ends.
     AppStorageLocalWrites.shared.tell(.begins, storage: suite.storage, path: path)
     #expect(try await DemoProcess("set", "--suite", suite.directory.path, "--key", "shared", "42").waitForExit() == 0)
-    let heard = LockIsolated<[Int?]>([])
-    let second = key.subscribe(
-      context: .userInitiated,
-      subscriber: SharedSubscriber { result in heard.withValue { $0.append(try? result.get()) } }
-    )
+    let second = key.subscribe(context: .userInitiated, subscriber: subscriber)
     defer { second.cancel() }
     #expect(heard.value == [], "the catch-up is left to the write under way")
     AppStorageLocalWrites.shared.tell(.ends(wrote: true), storage: suite.storage, path: path)
     #expect(heard.value == [42], "the write is heard once, from its own delivery")
+  }
+
+  /// A subscription that starts while a suite write is under way, through another instance of
+  /// the key (a `@Shared` made on another thread meanwhile: its own handle, which holds nothing
+  /// back, and its own listener, which hears the write end but not begin), hears the write once:
+  /// its catch-up found it, and the write's own delivery, made for the subscriptions that heard
+  /// it begin, must not deliver it again. Everything runs on the test's thread.
+  @Test func aSubscriptionStartedDuringASetThroughAnotherKeyHearsItOnce() async throws {
+    let key: AppStorageKey<Int> = .appStorage("shared")
+    suite.set(1, forKey: "shared")
+    let path = suite.directory.appendingPathComponent("shared.json").path
+    let first = key.subscribe(context: .userInitiated, subscriber: SharedSubscriber { _ in })
+    defer { first.cancel() }
+    // The other instance is loaded before the write (it reads 1), and subscribes during it.
+    let other: AppStorageKey<Int> = .appStorage("shared")
+    other.load(context: .userInitiated, continuation: LoadContinuation { _ in })
+
+    AppStorageLocalWrites.shared.tell(.begins, storage: suite.storage, path: path)
+    #expect(try await DemoProcess("set", "--suite", suite.directory.path, "--key", "shared", "42").waitForExit() == 0)
+    let heard = LockIsolated<[Int?]>([])
+    let second = other.subscribe(
+      context: .userInitiated,
+      subscriber: SharedSubscriber { result in heard.withValue { $0.append(try? result.get()) } }
+    )
+    defer { second.cancel() }
+    #expect(heard.value == [42], "its catch-up found the write")
+    AppStorageLocalWrites.shared.tell(.ends(wrote: true), storage: suite.storage, path: path)
+    #expect(heard.value == [42], "the write's own delivery is for the subscriptions that heard it begin")
   }
 
   @Test func setReportsAFailureInsteadOfThrowing() throws {
