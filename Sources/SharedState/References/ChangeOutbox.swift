@@ -27,10 +27,16 @@ struct ChangeOutbox<Value> {
   private var isScheduled = false
 
   /// Queues a committed value for every listener and for Observation.
+  ///
+  /// - Parameter isObserved: Whether the value was ever read through Observation (see
+  ///   ``ObservationInterest``). With no listener either, nobody is to be told: nothing is
+  ///   queued, and the write delivers nothing. (A read that noted itself after this commit's
+  ///   check takes the lock after it, and reads this value.)
   @inline(__always)
-  mutating func commit(_ value: Value, isFromElsewhere: Bool) {
+  mutating func commit(_ value: Value, isFromElsewhere: Bool, isObserved: Bool) {
     lastSequence += 1
     let carriesValue = listeners != nil
+    guard carriesValue || isObserved else { return }
     // A burst from elsewhere that nobody has seen yet collapses to its latest value.
     if isFromElsewhere, case let .value(_, isFromElsewhere: true, carriedValue)? = pending.last {
       pending.replaceLast(with: .value(sequence: lastSequence, isFromElsewhere: true, carriesValue: carriesValue))

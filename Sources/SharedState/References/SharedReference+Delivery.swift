@@ -9,9 +9,19 @@ extension SharedReference {
   /// what it queued on this thread: changes this process makes reach its observers on the
   /// thread that made them, as with swift-sharing.
   func changing<R>(_ body: () throws -> R) rethrows -> R {
-    let result = try lockedForChange(body)
-    deliverPendingChanges()
-    return result
+    // The outermost change takes what it queued in the critical section that queued it: one
+    // lock the less on every write.
+    var batch = OutboxBatch<Value>()
+    var isTaken = false
+    defer { if isTaken { deliverTaken(&batch) } }
+    return try lock.withLock {
+      changeDepth += 1
+      defer {
+        changeDepth -= 1
+        isTaken = changeDepth == 0 && outbox.beginDelivery(into: &batch)
+      }
+      return try body()
+    }
   }
 
   /// Runs `body` under `lock`, counting how deep this thread is in changes (`changeDepth`).
@@ -55,7 +65,17 @@ extension SharedReference {
   @_specialize(where Value == String)
   func deliverPendingChanges() {
     var batch = OutboxBatch<Value>()
-    var isTaken = lock.withLock { changeDepth == 0 && outbox.beginDelivery(into: &batch) }
+    if lock.withLock({ changeDepth == 0 && outbox.beginDelivery(into: &batch) }) { deliverTaken(&batch) }
+  }
+
+  /// Delivers `batch`, which ``ChangeOutbox/beginDelivery(into:)`` filled, then what was queued
+  /// meanwhile, until nothing is left. (Compiled for the commonest types: see above.)
+  @_specialize(where Value == Int)
+  @_specialize(where Value == Bool)
+  @_specialize(where Value == Double)
+  @_specialize(where Value == String)
+  private func deliverTaken(_ batch: inout OutboxBatch<Value>) {
+    var isTaken = true
     while isTaken {
       deliver(batch)
       batch.removeAll()

@@ -295,7 +295,7 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
   /// Stores a new value and queues it for Observation and the listeners. Call with `lock` held.
   private func store(_ newValue: Value, isFromElsewhere: Bool) {
     storedValue = newValue
-    outbox.commit(newValue, isFromElsewhere: isFromElsewhere)
+    outbox.commit(newValue, isFromElsewhere: isFromElsewhere, isObserved: observationInterest.wasRead(.value))
   }
 
   /// Takes in what the key loaded or its subscription delivered. Call with `lock` held.
