@@ -9,8 +9,10 @@ final class ProjectionBox<Projection: Sendable>: Sendable {
   /// type looked up at run time on every read through the box (every `withLock`, every read of a
   /// property).
   private let lock = Mutex(())
-  /// Read and written only while `lock` is held.
-  private nonisolated(unsafe) var projection: Projection
+  /// Read and written only while `lock` is held; each access a copy or an assignment, never
+  /// overlapping another (hence unchecked exclusivity: checked, every read looks up the
+  /// thread's access set).
+  @exclusivity(unchecked) private nonisolated(unsafe) var projection: Projection
   /// Told after each re-pointing, and whether to announce the new state's current value:
   /// publishers follow the box to its new state.
   private let repointListeners = Mutex<(next: Int, listeners: [Int: @Sendable (Bool) -> Void])>(

@@ -47,9 +47,17 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
   private let writableKey: (any SharedKey<Value>)?
   /// The key again, when its storage is shared with other processes and `withLock` must
   /// exclude them too. Found at the first `withLock` rather than at creation: the cast costs
-  /// about a twentieth of opening a key, and most keys a program opens are only read. `lazy`
-  /// is not thread-safe: it is only used holding `lock`.
-  private lazy var crossProcessKey: (any CrossProcessKey<Value>)? = key as? any CrossProcessKey<Value>
+  /// about a twentieth of opening a key, and most keys a program opens are only read. Only used
+  /// holding `lock`.
+  private var crossProcessKey: (any CrossProcessKey<Value>)? {
+    if case let .some(found) = foundCrossProcessKey { return found }
+    let found = key as? any CrossProcessKey<Value>
+    foundCrossProcessKey = .some(found)
+    return found
+  }
+  /// What ``crossProcessKey`` found, once it looked. Unchecked exclusivity, as `storedValue`'s
+  /// (a `lazy` property is checked on every write).
+  @exclusivity(unchecked) private var foundCrossProcessKey: (any CrossProcessKey<Value>)?? = nil
   let registrar = ObservationRegistrar()
   /// The properties read through `registrar`: only their changes are announced to it.
   let observationInterest = ObservationInterest()

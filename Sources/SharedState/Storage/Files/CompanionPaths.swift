@@ -42,8 +42,8 @@ final class CompanionPaths: Sendable {
   var scratch: FilePath {
     madeOnDemand.withLock { Self.made(&$0.scratch) { scratchPath } }
   }
-  // The scratch path, and the two paths every transaction names as C strings (the target also
-  // for the looks events prompt), made the first time they are needed: a program may open
+  // The scratch path, and the paths transactions name as C strings (the target also for the
+  // looks events prompt), made the first time they are needed: a program may open
   // thousands of files and never write or hear of most of them.
   // A `Mutex`, not `AtomicLazyReference`s: the latter's `load()` is not inlined into this module,
   // and looked up its generic metadata at every call, several times per write.
@@ -53,13 +53,6 @@ final class CompanionPaths: Sendable {
     var scratch: FilePath?
     var targetForCalls: PlatformPath?
     var scratchForCalls: PlatformPath?
-    var lockForCalls: PlatformPath?
-  }
-
-  /// The lock file, as the check that every lock makes takes it (see ``PathLock``): a path locked
-  /// again and again makes its name once.
-  var lockForCalls: PlatformPath {
-    madeOnDemand.withLock { Self.made(&$0.lockForCalls) { PlatformPath(lock) } }
   }
 
   /// The target, as the system calls of a transaction, or of a look an event prompts, take it.

@@ -31,6 +31,10 @@ final class PathLock: @unchecked Sendable {
   private var lockIsWritable = false
   /// Whether the lock file is on a network file system, as found when it was last mapped.
   private(set) var isOnNetwork = false
+  /// The lock file's whole path as a C string, for the check every lock makes (see
+  /// ``isAtLockName(_:)``): made at the first lock, kept with the lock's other held state rather
+  /// than behind ``CompanionPaths``' own lock.
+  private var lockPathForCalls: PlatformPath?
 
   /// The mapped page, and the lock file's inode it maps (`nil` before anyone tried).
   let pageState = Mutex(PageState())
@@ -149,7 +153,9 @@ final class PathLock: @unchecked Sendable {
 
   /// Whether the entry at the lock file's name is the inode of `status` (the open lock file).
   private func isAtLockName(_ status: EntryStatus) -> Bool {
-    guard let atName = try? paths.lockForCalls.entryStatusIfPresent() else { return false }
+    let lockPath = lockPathForCalls ?? PlatformPath(paths.lock)
+    lockPathForCalls = lockPath
+    guard let atName = try? lockPath.entryStatusIfPresent() else { return false }
     return atName.device == status.device && atName.inode == status.inode
   }
 
