@@ -81,12 +81,18 @@ struct ChangeOutbox<Value> {
     if listeners == nil, pendingValues.count == 0 { pendingValues = [] }
   }
 
+  /// Whether ``beginDelivery(into:)`` would take something now.
+  @inline(__always)
+  var hasDeliveryToBegin: Bool {
+    !isDelivering && !pending.hasNone
+  }
+
   /// Takes everything queued into `batch` (which must be empty), with the listeners to tell,
   /// when no other thread is delivering; the caller must deliver the batch, empty it, and call
   /// ``continueDelivery(into:)`` until that returns `false`.
   @inline(__always)
   mutating func beginDelivery(into batch: inout OutboxBatch<Value>) -> Bool {
-    guard !isDelivering, !pending.hasNone else { return false }
+    guard hasDeliveryToBegin else { return false }
     isDelivering = true
     take(into: &batch)
     return true

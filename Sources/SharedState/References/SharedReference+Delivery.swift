@@ -9,16 +9,16 @@ extension SharedReference {
   /// what it queued on this thread: changes this process makes reach its observers on the
   /// thread that made them, as with swift-sharing.
   func changing<R>(_ body: () throws -> R) rethrows -> R {
-    // The outermost change takes what it queued in the critical section that queued it: one
-    // lock the less on every write.
-    var batch = OutboxBatch<Value>()
-    var isTaken = false
-    defer { if isTaken { deliverTaken(&batch) } }
+    // Whether there is anything to deliver is asked in the critical section of the change: a
+    // write that queued nothing (no listener, no Observation) takes the lock once. Delivered
+    // also when `body` throws, for what it queued before.
+    var mustDeliver = false
+    defer { if mustDeliver { deliverPendingChanges() } }
     return try lock.withLock {
       changeDepth += 1
       defer {
         changeDepth -= 1
-        isTaken = changeDepth == 0 && outbox.beginDelivery(into: &batch)
+        mustDeliver = changeDepth == 0 && outbox.hasDeliveryToBegin
       }
       return try body()
     }
@@ -65,17 +65,7 @@ extension SharedReference {
   @_specialize(where Value == String)
   func deliverPendingChanges() {
     var batch = OutboxBatch<Value>()
-    if lock.withLock({ changeDepth == 0 && outbox.beginDelivery(into: &batch) }) { deliverTaken(&batch) }
-  }
-
-  /// Delivers `batch`, which ``ChangeOutbox/beginDelivery(into:)`` filled, then what was queued
-  /// meanwhile, until nothing is left. (Compiled for the commonest types: see above.)
-  @_specialize(where Value == Int)
-  @_specialize(where Value == Bool)
-  @_specialize(where Value == Double)
-  @_specialize(where Value == String)
-  private func deliverTaken(_ batch: inout OutboxBatch<Value>) {
-    var isTaken = true
+    var isTaken = lock.withLock { changeDepth == 0 && outbox.beginDelivery(into: &batch) }
     while isTaken {
       deliver(batch)
       batch.removeAll()
