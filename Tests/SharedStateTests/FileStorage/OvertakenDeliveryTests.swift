@@ -21,6 +21,9 @@ struct OvertakenDeliveryTests {
       FileStorageKey<Int>(url: URL(fileURLWithPath: path), decode: { try decoder.decode($0) }, encode: { Data(String($0).utf8) })
     )
     decoder.counter.withLock { $0 = counter }
+    // The decoder holds the state that holds the decoder: let go of it, or the state would live
+    // on, watching, and make its file (and this test's directory) again once they are removed.
+    defer { decoder.counter.withLock { $0 = nil } }
     // Another process's write starts the first delivery.
     try OvertakingDecoder.write(1, fromAnotherProcessTo: path)
     try await withTimeout(seconds: 60) {

@@ -111,6 +111,10 @@ final class DemoProcess: Sendable {
     // SIGKILL, to the child's whole process group (a shell's children too): a test that ends
     // early must not leave a worker running, holding files, locks or this process's pipes.
     child.signalGroup(SIGKILL)
+    // And waited for: a process still running for a moment after the signal may write once
+    // more, and a watcher sees its test's directory removed and makes it again (a key's read
+    // makes its file's directory), leaving it behind in the system's temporary directory.
+    _ = child.waitUntilExit()
   }
 }
 
