@@ -81,7 +81,8 @@ struct FreshnessCheck {
     let sequence: UInt64
     if occasion.holdsLock {
       page = lock.page(mapping: false)
-      sequence = lock.lockedSequence()
+      // From the page when it is mapped (the page asked once), else from the lock file.
+      sequence = page?.sequence ?? lock.lockedSequence()
     } else {
       // A path without a place in the descriptor budget keeps no page between transactions (an
       // idle key holds no memory): it reads the sequence from the lock file instead of mapping.

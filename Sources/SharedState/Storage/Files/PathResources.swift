@@ -11,8 +11,9 @@ import SystemPackage
 final class PathResources: @unchecked Sendable {
   let paths: CompanionPaths
   let lock: PathLock
-  /// Made on demand: it holds nothing but what the resources hold.
-  var freshness: FreshnessCheck { FreshnessCheck(paths: paths, lock: lock, pathKeepsPage: keepsDescriptors) }
+  /// The path's one look (it holds nothing but what the resources hold): made once, not on each
+  /// look, which retained and released what it holds every time (every transaction and event).
+  let freshness: FreshnessCheck
   /// Used only holding `lock`.
   let replacement: FileReplacement
   /// Whether descriptors and the mapped page stay open between transactions (see
@@ -28,6 +29,7 @@ final class PathResources: @unchecked Sendable {
     replacement = FileReplacement(
       paths: paths, lock: lock, filePermissions: filePermissions, keepsDescriptors: keepsDescriptors
     )
+    freshness = FreshnessCheck(paths: paths, lock: lock, pathKeepsPage: keepsDescriptors)
   }
 
   deinit {
