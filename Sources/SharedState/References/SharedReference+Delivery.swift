@@ -11,7 +11,8 @@ extension SharedReference {
   func changing<R>(_ body: () throws -> R) rethrows -> R {
     // Whether there is anything to deliver is asked in the critical section of the change: a
     // write that queued nothing (no listener, no Observation) takes the lock once. Delivered
-    // also when `body` throws, for what it queued before.
+    // also when `body` throws, for what it queued before. (Not through `lockedForChange`: the
+    // closure nested in it cost about 0.2 µs per write, 7 turns of write_cost.sh alternated.)
     var mustDeliver = false
     defer { if mustDeliver { deliverPendingChanges() } }
     return try lock.withLock {
