@@ -13,16 +13,20 @@ import SystemPackage
 /// every entry of the operation in the directory whose lock it holds, instead of leading its later
 /// names into the new directory, whose writers lock another file. Without a lock file open (a
 /// read where no process ever locked the path), the names are whole paths.
+///
+/// The names are ``CPath``s, which their owners keep: a ``PathLock`` (``PathLock/entries``)
+/// or ``CompanionPaths``, for their whole lives. Use them only while the lock that handed them
+/// out lives.
 struct EntryNames {
   /// The open directory the names are looked up in, or `AT_FDCWD` for whole paths.
   let directory: CInt
   /// The stored file's name.
-  let target: PlatformPath
+  let target: CPath
   /// The scratch file's name.
-  let scratch: PlatformPath
+  let scratch: CPath
 
-  /// The whole paths of `paths`, looked up from the root.
+  /// The whole paths of `paths`, looked up from the root (kept by `paths` for its life).
   static func wholePaths(of paths: CompanionPaths) -> EntryNames {
-    EntryNames(directory: AT_FDCWD, target: paths.targetForCalls, scratch: paths.scratchForCalls)
+    EntryNames(directory: AT_FDCWD, target: paths.targetForCalls.cPath, scratch: paths.scratchForCalls.cPath)
   }
 }

@@ -228,7 +228,7 @@ struct FreshnessCheck {
         return .success(try names.target.entryStatusIfPresent(in: names.directory))
       }
       return .success(
-        try occasion.usesKeptString ? paths.targetForCalls.entryStatusIfPresent() : paths.target.entryStatusIfPresent()
+        try occasion.usesKeptString ? paths.targetForCalls.cPath.entryStatusIfPresent() : paths.target.entryStatusIfPresent()
       )
     } catch {
       return .failure(error)

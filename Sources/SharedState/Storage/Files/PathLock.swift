@@ -35,6 +35,10 @@ final class PathLock: @unchecked Sendable {
   /// ``isAtLockName(_:)``): made at the first lock, kept with the lock's other held state rather
   /// than behind ``CompanionPaths``' own lock.
   private var lockPathForCalls: PlatformPath?
+  /// The entries' bare names, made when the directory is first opened and kept for the lock's
+  /// whole life: every ``Anchor``'s ``EntryNames`` point into them, so that no operation can
+  /// outlive the strings it names (a few hundred bytes for each path ever locked).
+  private var bareNames: BareNames?
 
   /// The mapped page, and the lock file's inode it maps (`nil` before anyone tried).
   let pageState = Mutex(PageState())
@@ -153,9 +157,8 @@ final class PathLock: @unchecked Sendable {
 
   /// Whether the entry at the lock file's name is the inode of `status` (the open lock file).
   private func isAtLockName(_ status: EntryStatus) -> Bool {
-    let lockPath = lockPathForCalls ?? PlatformPath(paths.lock)
-    lockPathForCalls = lockPath
-    guard let atName = try? lockPath.entryStatusIfPresent() else { return false }
+    if lockPathForCalls == nil { lockPathForCalls = PlatformPath(paths.lock) }
+    guard let lockPath = lockPathForCalls?.cPath, let atName = try? lockPath.entryStatusIfPresent() else { return false }
     return atName.device == status.device && atName.inode == status.inode
   }
 
@@ -202,12 +205,14 @@ final class PathLock: @unchecked Sendable {
   /// Opens the lock file's directory, creating it (and the directories above it) when
   /// `creating`; `nil` when there is none and not `creating`.
   private func openAnchor(creating: Bool) throws -> Anchor? {
+    let names = bareNames ?? BareNames(of: paths)
+    bareNames = names
     do {
       do {
-        return try Anchor(opening: paths)
+        return try Anchor(opening: paths, names: names)
       } catch .noSuchFileOrDirectory where creating {
         try paths.directory.createDirectories(permissions: directoryPermissions)
-        return try Anchor(opening: paths)
+        return try Anchor(opening: paths, names: names)
       }
     } catch .noSuchFileOrDirectory where !creating {
       return nil
@@ -283,22 +288,31 @@ final class PathLock: @unchecked Sendable {
   private struct Anchor {
     let descriptor: FileDescriptor
     let names: EntryNames
-    let lockName: PlatformPath
+    let lockName: CPath
 
     /// Opens the directory of `paths` (`O_PATH`: looking names up in it needs no permission on
     /// it beyond what a whole path needs; a symbolic link on the way is followed, as a whole
-    /// path follows it).
-    init(opening paths: CompanionPaths) throws(Errno) {
+    /// path follows it). The names are `names`', which the lock keeps.
+    init(opening paths: CompanionPaths, names: BareNames) throws(Errno) {
       let directory = try systemCall {
         paths.directory.withPlatformString { shared_state_open_directory_path($0) }
       }
       descriptor = FileDescriptor(rawValue: directory)
-      names = EntryNames(
-        directory: directory,
-        target: PlatformPath(FilePath(paths.name)),
-        scratch: PlatformPath(FilePath(paths.scratchName))
-      )
-      lockName = PlatformPath(FilePath(paths.lockName))
+      self.names = EntryNames(directory: directory, target: names.target.cPath, scratch: names.scratch.cPath)
+      lockName = names.lock.cPath
+    }
+  }
+
+  /// The names of a path's entries in their directory, as C strings.
+  private struct BareNames {
+    let target: PlatformPath
+    let scratch: PlatformPath
+    let lock: PlatformPath
+
+    init(of paths: CompanionPaths) {
+      target = PlatformPath(FilePath(paths.name))
+      scratch = PlatformPath(FilePath(paths.scratchName))
+      lock = PlatformPath(FilePath(paths.lockName))
     }
   }
 

@@ -21,7 +21,7 @@ enum RegularFile {
   /// ``open(_:writable:creatingWith:exclusively:)`` opens a path; errors name `path`, the entry's
   /// whole path.
   static func open(
-    _ name: PlatformPath,
+    _ name: CPath,
     in names: EntryNames,
     reportingAs path: FilePath,
     writable: Bool,

@@ -27,7 +27,11 @@ extension FilePath {
   ///
   /// - Throws: `Errno.fileExists` when something is at `other`.
   func renameWithoutReplacing(to other: FilePath) throws(Errno) {
-    try PlatformPath(self).renameWithoutReplacing(to: PlatformPath(other))
+    let source = PlatformPath(self)
+    let destination = PlatformPath(other)
+    try withExtendedLifetime((source, destination)) { () throws(Errno) in
+      try source.cPath.renameWithoutReplacing(to: destination.cPath)
+    }
   }
 
   /// Removes the directory entry at this path (not a directory).
