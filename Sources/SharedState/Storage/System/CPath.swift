@@ -8,8 +8,9 @@ import SystemPackage
 /// A path as a C string that a ``PlatformPath`` keeps, and the system calls that name it.
 ///
 /// A plain pointer, so that copying it (into ``EntryNames``, for every call of a write) retains
-/// and releases nothing: a write's names cost it ten pairs of reference-count operations when
-/// they were `PlatformPath` references. Valid only while the `PlatformPath` that made it lives;
+/// and releases nothing: when the names were `PlatformPath` references, they cost each write
+/// about eight retains and as many releases (52.0 retains per write before, 44.4 after, counted
+/// with a uprobe on `swift_retain`). Valid only while the `PlatformPath` that made it lives;
 /// its owners (``CompanionPaths``, ``PathLock``) keep theirs for their whole lives, and hand out
 /// `CPath`s only for calls made while they live.
 struct CPath: @unchecked Sendable {
