@@ -31,14 +31,11 @@ final class PathLock: @unchecked Sendable {
   private var lockIsWritable = false
   /// Whether the lock file is on a network file system, as found when it was last mapped.
   private(set) var isOnNetwork = false
-  /// The lock file's whole path as a C string, for the check every lock makes (see
-  /// ``isAtLockName(_:)``): made at the first lock, kept with the lock's other held state rather
-  /// than behind ``CompanionPaths``' own lock.
-  private var lockPathForCalls: PlatformPath?
-  /// The entries' bare names, made when the directory is first opened and kept for the lock's
-  /// whole life: every ``Anchor``'s ``EntryNames`` point into them, so that no operation can
-  /// outlive the strings it names (a few hundred bytes for each path ever locked).
-  private var bareNames: BareNames?
+  /// The C strings the lock's calls name, made when the directory is first opened and kept for
+  /// the lock's whole life (a few hundred bytes for each path ever locked): every ``Anchor``'s
+  /// ``EntryNames`` point into them, so that no operation can outlive the strings it names. Kept
+  /// with the lock's other held state rather than behind ``CompanionPaths``' own lock.
+  private var namesForCalls: NamesForCalls?
 
   /// The mapped page, and the lock file's inode it maps (`nil` before anyone tried).
   let pageState = Mutex(PageState())
@@ -157,8 +154,10 @@ final class PathLock: @unchecked Sendable {
 
   /// Whether the entry at the lock file's name is the inode of `status` (the open lock file).
   private func isAtLockName(_ status: EntryStatus) -> Bool {
-    if lockPathForCalls == nil { lockPathForCalls = PlatformPath(paths.lock) }
-    guard let lockPath = lockPathForCalls?.cPath, let atName = try? lockPath.entryStatusIfPresent() else { return false }
+    // Made when the lock file was opened (see `openAnchor(creating:)`).
+    guard let lockPath = namesForCalls?.lockPath.cPath, let atName = try? lockPath.entryStatusIfPresent() else {
+      return false
+    }
     return atName.device == status.device && atName.inode == status.inode
   }
 
@@ -205,8 +204,8 @@ final class PathLock: @unchecked Sendable {
   /// Opens the lock file's directory, creating it (and the directories above it) when
   /// `creating`; `nil` when there is none and not `creating`.
   private func openAnchor(creating: Bool) throws -> Anchor? {
-    let names = bareNames ?? BareNames(of: paths)
-    bareNames = names
+    let names = namesForCalls ?? NamesForCalls(of: paths)
+    namesForCalls = names
     do {
       do {
         return try Anchor(opening: paths, names: names)
@@ -293,7 +292,7 @@ final class PathLock: @unchecked Sendable {
     /// Opens the directory of `paths` (`O_PATH`: looking names up in it needs no permission on
     /// it beyond what a whole path needs; a symbolic link on the way is followed, as a whole
     /// path follows it). The names are `names`', which the lock keeps.
-    init(opening paths: CompanionPaths, names: BareNames) throws(Errno) {
+    init(opening paths: CompanionPaths, names: NamesForCalls) throws(Errno) {
       let directory = try systemCall {
         paths.directory.withPlatformString { shared_state_open_directory_path($0) }
       }
@@ -303,16 +302,19 @@ final class PathLock: @unchecked Sendable {
     }
   }
 
-  /// The names of a path's entries in their directory, as C strings.
-  private struct BareNames {
+  /// The names of a path's entries in their directory, and the lock file's whole path (for the
+  /// check every lock makes, ``isAtLockName(_:)``), as C strings.
+  private struct NamesForCalls {
     let target: PlatformPath
     let scratch: PlatformPath
     let lock: PlatformPath
+    let lockPath: PlatformPath
 
     init(of paths: CompanionPaths) {
       target = PlatformPath(FilePath(paths.name))
       scratch = PlatformPath(FilePath(paths.scratchName))
       lock = PlatformPath(FilePath(paths.lockName))
+      lockPath = PlatformPath(paths.lock)
     }
   }
 
