@@ -188,6 +188,16 @@ final class DiskFile: StoredFile, Sendable {
     state.withLock { $0.transactionsUnderWay += 1 }
   }
 
+  /// ``transactionBegins()`` and ``known`` in one hold of the handle's lock, for a transaction
+  /// that is about to wait for the path's lock: its look, once it holds it, starts from what the
+  /// handle knew before the wait (one hold fewer per write).
+  func transactionBeginsKnowing() -> FileKnowledge {
+    state.withLock { state in
+      state.transactionsUnderWay += 1
+      return state.knowledge
+    }
+  }
+
   /// Counts a transaction's end, before it releases the lock (a write made after finds no
   /// transaction to defer to).
   ///

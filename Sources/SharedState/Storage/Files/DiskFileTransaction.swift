@@ -18,10 +18,10 @@ final class DiskFileTransaction: FileTransaction {
   /// - Throws: Why the lock could not be taken; nothing is held then.
   init(file: DiskFile) throws {
     self.file = file
-    file.transactionBegins()
+    let known = file.transactionBeginsKnowing()
     let refresh: PathResources.Refresh
     do {
-      refresh = try file.resources.beginTransaction(file.known, limit: file.maximumReadSize)
+      refresh = try file.resources.beginTransaction(known, limit: file.maximumReadSize)
     } catch {
       if file.transactionEnds(hasWritten: false) { file.deliverDeferred() }
       throw error
