@@ -259,8 +259,31 @@ int main(int argc, char **argv) {
     // The scratch inode: ours, still at its name?
     struct stat n;
     int present = fstatat(anchor, scratch_name, &n, AT_SYMLINK_NOFOLLOW) == 0;
-    if (scratch < 0 || !present || n.st_ino != scratch_status.st_ino || n.st_nlink != 1) {
-      if (scratch >= 0) close(scratch);
+    if (present && n.st_nlink == 1 && scratch >= 0 && n.st_ino == scratch_status.st_ino) {
+      scratch_status.st_size = n.st_size;
+    } else if (present && n.st_nlink == 1 && at_target >= 0 && n.st_ino == at_target_status.st_ino) {
+      // As the library: another process's exchanges moved the kept inodes between the names.
+      // The one kept as the target is the scratch now; the one kept as the scratch stays open as
+      // the target if it is there (closed there, it would tell every watcher IN_CLOSE_WRITE).
+      int former = scratch;
+      struct stat former_status = scratch_status;
+      scratch = at_target;
+      scratch_status = n;
+      at_target = -1;
+      if (former >= 0 && has_target && former_status.st_ino == t.st_ino) {
+        at_target = former;
+        at_target_status = t;
+      } else if (former >= 0) {
+        close(former);
+      }
+    } else {
+      if (scratch >= 0 && has_target && scratch_status.st_ino == t.st_ino) {
+        if (at_target >= 0) close(at_target);
+        at_target = scratch;
+        at_target_status = t;
+      } else if (scratch >= 0) {
+        close(scratch);
+      }
       scratch = openat(anchor, scratch_name, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
       if (scratch < 0) die("open scratch");
       if (fstat(scratch, &scratch_status) != 0) die("fstat scratch");

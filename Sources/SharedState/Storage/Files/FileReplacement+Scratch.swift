@@ -15,7 +15,7 @@ extension FileReplacement {
   /// - Throws: ``OwnershipNotCarried`` when the mode, the owner or the group cannot be kept,
   ///   before anything is written.
   func prepareScratch(like target: EntryStatus?) throws -> OpenInode {
-    var (scratch, status) = try prepareScratch()
+    var (scratch, status) = try prepareScratch(besides: target)
     guard let target else { return scratch }
     let wanted = Ownership(target)
     var current = Ownership(status)
@@ -25,7 +25,7 @@ extension FileReplacement {
       // Another user's inode, left at the scratch name by an exchange: its mode is not ours to
       // change, so write a file of our own instead.
       try releaseScratch(scratch)
-      (scratch, status) = try prepareScratch()
+      (scratch, status) = try prepareScratch(besides: target)
       current = Ownership(status)
     }
     try carryOwner(wanted, to: scratch.descriptor, from: &current)
@@ -73,14 +73,22 @@ extension FileReplacement {
   /// The scratch inode, checked to be at the scratch name, a regular file and singly linked;
   /// anything else there is removed (never written) and a fresh file made.
   ///
-  /// - Returns: The inode, and its status now.
-  private func prepareScratch() throws -> (OpenInode, EntryStatus) {
+  /// Other processes' exchanges move the two inodes this process keeps open between the names:
+  /// the one kept as the target may be at the scratch name now, and the one kept as the scratch
+  /// at the target name (`target`, as the transaction found it). Their roles are swapped rather
+  /// than the descriptors closed: a descriptor opened for writing, closed while its inode is at
+  /// the target name, tells every watcher `IN_CLOSE_WRITE` there, a write in place, which each
+  /// answers with a read under the path's lock. (Four processes incrementing one file closed one
+  /// in sixty of their writes' kept descriptors at the target name.)
+  ///
+  /// - Returns: The inode, with the size the entry has now, and its status.
+  private func prepareScratch(besides target: EntryStatus?) throws -> (OpenInode, EntryStatus) {
     let names = lock.entries
     let status = try names.scratch.entryStatusIfPresent(in: names.directory)
-    if let atScratch, let status, atScratch.isInode(of: status), status.linkCount == 1 {
-      return (atScratch, status)
+    if let status, status.linkCount == 1, let kept = keptInode(at: status, besides: target) {
+      return (kept, status)
     }
-    atScratch?.descriptor.closeIgnoringFailure()
+    keepAsTargetOrClose(atScratch, target: target)
     atScratch = nil
     if let status {
       if let reopened = reopenScratch(status, in: names) { return reopened }
@@ -98,6 +106,40 @@ extension FileReplacement {
     let scratch = OpenInode(descriptor: opened.descriptor, status: opened.status)
     atScratch = scratch
     return (scratch, opened.status)
+  }
+
+  /// The inode this process keeps open that is at the scratch name (`status`), made the scratch
+  /// with the size it has now (another process may have written it since this one did); `nil`
+  /// when neither is.
+  private func keptInode(at status: EntryStatus, besides target: EntryStatus?) -> OpenInode? {
+    let scratch: OpenInode
+    if let atScratch, atScratch.isInode(of: status) {
+      scratch = atScratch
+    } else if let atTarget, atTarget.isInode(of: status) {
+      // Kept as the target: the inode kept as the scratch stays open as the target if it is
+      // there, and is closed otherwise.
+      scratch = atTarget
+      self.atTarget = nil
+      keepAsTargetOrClose(atScratch, target: target)
+    } else {
+      return nil
+    }
+    atScratch = OpenInode(descriptor: scratch.descriptor, status: status)
+    return atScratch
+  }
+
+  /// Keeps `former` (an inode kept as the scratch, no longer at the scratch name) open as the
+  /// target if it is at the target name (`target`), and closes it otherwise.
+  private func keepAsTargetOrClose(_ former: OpenInode?, target: EntryStatus?) {
+    guard let former else { return }
+    guard let target, former.isInode(of: target) else {
+      former.descriptor.closeIgnoringFailure()
+      return
+    }
+    if let atTarget, atTarget.descriptor != former.descriptor {
+      atTarget.descriptor.closeIgnoringFailure()
+    }
+    atTarget = former
   }
 
   /// Opens the regular, singly linked file found at the scratch name (left by an earlier
