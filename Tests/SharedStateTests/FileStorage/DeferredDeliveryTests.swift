@@ -52,31 +52,4 @@ struct DeferredDeliveryTests {
     // The body changed nothing, so nothing was written: the delivery is made after the end.
     #expect(try await values.next(seconds: 60) { $0 == 5 } == 5)
   }
-
-  /// A `withLock`'s transaction that released the path's lock while the reference still holds
-  /// its own takes deliveries too, until the reference lets go: then the one left to it is made.
-  /// A write made in that moment came after the transaction's refresh, so it is made even though
-  /// the transaction wrote.
-  @Test func aDeliveryLeftWhileTheReferenceLetsGoIsMadeOnceItHas() async throws {
-    let directory = try TemporaryDirectory()
-    let path = directory.path("value.json")
-    let file = DiskFile.forTesting(FilePath(path))
-    let (stream, continuation) = AsyncStream<FileWatchEvent>.makeStream()
-    let token = file.watch { continuation.yield($0) }
-    defer { token.cancel() }
-    try await waitUntilWatched(path)
-    let events = AsyncQueue(stream)
-
-    let transaction = try #require(file.beginTransaction() as? DiskFileTransaction)
-    try transaction.commit(.contents(Data("1\n".utf8)))
-    transaction.endDeferringDeliveries()
-    // The lock is free: a change made elsewhere now is not one the refresh took in. Its
-    // delivery finds the transaction releasing, and leaves the change to it.
-    #expect(file.deferToTransaction())
-
-    transaction.resumeDeliveries()
-    // Made once the reference let go, as a write in place (read whatever the handle knows).
-    #expect(try await events.next(seconds: 60) == .writtenInPlace)
-    #expect(!file.deferToTransaction())
-  }
 }

@@ -6,9 +6,6 @@ import SystemPackage
 final class DiskFileTransaction: FileTransaction {
   private let file: DiskFile
   private var isHeld = true
-  /// Whether the locks are released and the handle's deliveries still left to this transaction
-  /// (see ``endDeferringDeliveries()``).
-  private var isDeferringDeliveries = false
   let change: Result<FileState, any Error>?
   let readFailure: (any Error)?
   /// The entry at the target name, as the refresh or the last commit left it.
@@ -65,23 +62,8 @@ final class DiskFileTransaction: FileTransaction {
     if mustDeliver { file.deliverDeferred() }
   }
 
-  func endDeferringDeliveries() {
-    guard isHeld else { return }
-    isHeld = false
-    file.transactionReleasesLock(hasWritten: hasWritten)
-    file.resources.endTransaction()
-    isDeferringDeliveries = true
-  }
-
-  func resumeDeliveries() {
-    guard isDeferringDeliveries else { return }
-    isDeferringDeliveries = false
-    if file.transactionResumesDeliveries() { file.deliverDeferred() }
-  }
-
   deinit {
     end()
-    resumeDeliveries()
   }
 
   /// Commits `contents` when the file holds `expected` (`.missing`: no entry at the target
