@@ -20,14 +20,8 @@ extension DiskFile {
   /// Whether a replacement event is worth delivering, from the one look on the occasion of an
   /// event (no waiting, no mapping). A key whose page is not mapped yet is admitted unlooked
   /// (``Freshness/unlooked``): mapping it is the delivering thread's work.
-  ///
-  /// While a transaction of this handle's is under way, the event is left to it unlooked, as its
-  /// delivery would be (see ``deferToTransaction()``): the write that raised it was made before
-  /// that transaction's refresh. A process that writes without pause then spends nothing on the
-  /// events of the writes it makes and of those it waits for.
   private func admit() -> Bool {
-    if deferToTransaction() { return false }
-    return !keep(look(on: .event).freshness).isUnchanged
+    !keep(look(on: .event).freshness).isUnchanged
   }
 
   /// Keeps what a look found for the delivery and the read, and returns it.
