@@ -12,6 +12,14 @@ final class FileKeyTransaction: KeyTransaction {
   func end() {
     file.end()
   }
+
+  func endDeferringDeliveries() {
+    file.endDeferringDeliveries()
+  }
+
+  func resumeDeliveries() {
+    file.resumeDeliveries()
+  }
 }
 
 /// A file's transaction with no read failure is the key's transaction as it is (see

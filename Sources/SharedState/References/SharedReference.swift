@@ -34,6 +34,9 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
   /// The cross-process transaction of the `withLock` running now (on the thread that holds
   /// `lock`): saves made inside it commit through it instead of beginning their own.
   private var openTransaction: (any KeyTransaction)?
+  /// The transaction of the `withLock` that just ended, whose deliveries resume once `lock` is
+  /// released (see ``KeyTransaction/endDeferringDeliveries()``): set and taken with `lock` held.
+  @exclusivity(unchecked) var transactionToResume: (any KeyTransaction)?
   /// Whether the key's subscription is still to be started (a flag, not a closure: a program
   /// may open thousands of keys).
   private var isSubscriptionPending = false
@@ -219,7 +222,10 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
       openTransaction = transaction
       defer {
         openTransaction = nil
-        transaction.end()
+        // Changes made elsewhere from now until `changing` releases the lock are left to the
+        // transaction, not waited for behind the lock by the thread that delivers them.
+        transaction.endDeferringDeliveries()
+        transactionToResume = transaction
       }
       // A value that could not be brought up to date is not written over (invariant 1).
       if let readFailure = transaction.readFailure {

@@ -1,6 +1,7 @@
 import Dependencies
 import DependenciesTestSupport
 import Foundation
+import Synchronization
 import SystemPackage
 import Testing
 
@@ -51,5 +52,35 @@ struct DeferredDeliveryTests {
     try #require(deferred, "the delivery was left to the transaction")
     // The body changed nothing, so nothing was written: the delivery is made after the end.
     #expect(try await values.next(seconds: 60) { $0 == 5 } == 5)
+  }
+
+  /// A `withLock`'s transaction that released the path's lock while the reference still holds
+  /// its own takes deliveries too, until the reference lets go: then the one left to it is made,
+  /// on the thread that lets go, before `resumeDeliveries()` returns (handed to another thread,
+  /// it cost more than the wait it spares). A write made in that moment came after the
+  /// transaction's refresh, so it is made even though the transaction wrote.
+  @Test func aDeliveryLeftWhileTheReferenceLetsGoIsMadeByItsThreadOnceItHas() async throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("value.json")
+    let file = DiskFile.forTesting(FilePath(path))
+    let delivered = Mutex<[(FileWatchEvent, pthread_t)]>([])
+    let token = file.watch { event in delivered.withLock { $0.append((event, pthread_self())) } }
+    defer { token.cancel() }
+    try await waitUntilWatched(path)
+
+    let transaction = try #require(file.beginTransaction() as? DiskFileTransaction)
+    try transaction.commit(.contents(Data("1\n".utf8)))
+    transaction.endDeferringDeliveries()
+    // The lock is free: a change made elsewhere now is not one the refresh took in. Its
+    // delivery finds the transaction releasing, and leaves the change to it.
+    #expect(file.deferToTransaction())
+    // The events of the commit above may reach the watch meanwhile: only what follows counts.
+    let before = delivered.withLock { $0.count }
+
+    transaction.resumeDeliveries()
+    // Made already, on this thread, as a write in place (read whatever the handle knows).
+    let made = delivered.withLock { Array($0.dropFirst(before)) }
+    #expect(made.contains { $0.0 == .writtenInPlace && pthread_equal($0.1, pthread_self()) != 0 })
+    #expect(!file.deferToTransaction())
   }
 }

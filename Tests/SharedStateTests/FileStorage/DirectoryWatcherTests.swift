@@ -169,6 +169,39 @@ struct DirectoryWatcherTests {
     #expect(asked.withLock { $0 } == 2)
   }
 
+  /// A thread with work of its own (a writer letting go of its lock) delivers once: an event
+  /// that arrives during that delivery is delivered on another thread, so that changes made
+  /// elsewhere without pause cannot keep it delivering.
+  @Test func aDeliveryMadeOnceLeavesWhatArrivesMeanwhileToThePool() async throws {
+    let delivered = Mutex<[(FileWatchEvent, pthread_t)]>([])
+    let registration = Mutex<FileWatchRegistration?>(nil)
+    let (stream, continuation) = AsyncStream<Void>.makeStream()
+    let made = FileWatchRegistration(
+      watcher: DirectoryWatcher(), directory: FilePath("/nowhere"), name: "value.json", admits: nil,
+      onEvent: { event in
+        let count = delivered.withLock { delivered in
+          delivered.append((event, pthread_self()))
+          return delivered.count
+        }
+        // The first delivery: another event arrives while it runs.
+        if count == 1 { #expect(registration.withLock { $0 }?.enqueue(.writtenInPlace) == false) }
+        if count == 2 { continuation.yield() }
+      }
+    )
+    registration.withLock { $0 = made }
+    #expect(made.enqueue(.replaced))
+    made.deliverPendingOnce()
+    #expect(delivered.withLock { $0.count } == 1, "one delivery on this thread")
+    let events = AsyncQueue(stream)
+    #expect(try await events.next(seconds: 60) != nil)
+    let (second, thread) = try #require(delivered.withLock { $0.last })
+    #expect(second == .writtenInPlace)
+    #expect(pthread_equal(thread, pthread_self()) == 0)
+    // Delivered: the next event is the caller's to deliver again.
+    #expect(made.enqueue(.replaced))
+    made.deliverPending()
+  }
+
   @Test func backoffDoublesUpToItsMaximumAndStartsOver() {
     var backoff = RetryBackoff(initial: .milliseconds(50), maximum: .milliseconds(300))
     #expect([backoff.failed(), backoff.failed(), backoff.failed(), backoff.failed()]

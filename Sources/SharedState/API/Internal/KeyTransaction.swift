@@ -16,6 +16,25 @@ package protocol KeyTransaction: AnyObject {
 
   /// Releases the locks. Later calls do nothing.
   func end()
+
+  /// Releases the locks, for a caller that still holds a lock of its own over what the
+  /// transaction read (a reference, over its value): until ``resumeDeliveries()``, changes made
+  /// elsewhere are still left to this transaction's caller rather than delivered to it, which
+  /// would wait for that lock. Later calls, and calls after ``end()``, do nothing.
+  func endDeferringDeliveries()
+
+  /// Once the caller's own lock is released: delivers the changes left to the transaction since
+  /// ``endDeferringDeliveries()``, on this thread (before the caller's observers hear of its own
+  /// change).
+  func resumeDeliveries()
+}
+
+extension KeyTransaction {
+  /// A transaction whose deliveries are never left to it: ``end()``.
+  package func endDeferringDeliveries() { end() }
+
+  /// Nothing to resume.
+  package func resumeDeliveries() {}
 }
 
 /// The error of a commit that stored its value and then failed to finish: the value is what

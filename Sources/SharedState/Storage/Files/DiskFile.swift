@@ -27,6 +27,12 @@ final class DiskFile: StoredFile, Sendable {
     var transactionsUnderWay = 0
     /// Whether a delivery was left to one of them (see ``DiskFile/deferToTransaction()``).
     var hasDeferredDelivery = false
+    /// This handle's transactions that released the lock while their caller still holds its own
+    /// (see ``DiskFile/transactionReleasesLock(hasWritten:)``).
+    var transactionsReleasing = 0
+    /// Whether a delivery is to be made once the last of them resumes deliveries: one left to
+    /// them, which their refreshes did not take in.
+    var hasDeliveryAfterRelease = false
   }
 
   /// - Parameters:
@@ -173,10 +179,23 @@ final class DiskFile: StoredFile, Sendable {
   ///
   /// A write of the suite's API through another handle counts as such a transaction, from
   /// ``localWriteBegins()`` to ``localWriteEnds()``: its writer delivers what it wrote.
+  ///
+  /// A transaction that released the path's lock while its caller still holds the reference's
+  /// (``transactionReleasesLock(hasWritten:)``) takes deliveries too, without taking them in: it
+  /// makes them on its caller's thread when it lets go (``transactionResumesDeliveries()``,
+  /// ``deliverDeferredHere()``), rather than the delivering thread waiting for that lock
+  /// meanwhile. (Waiting for it there, the reading threads of four processes incrementing one
+  /// key slept once for every four writes; handed to the pool instead, the change cost eight
+  /// processes more than the wait.)
   func deferToTransaction() -> Bool {
     state.withLock { state in
-      guard state.transactionsUnderWay > 0 else { return false }
-      state.hasDeferredDelivery = true
+      if state.transactionsUnderWay > 0 {
+        state.hasDeferredDelivery = true
+      } else if state.transactionsReleasing > 0 {
+        state.hasDeliveryAfterRelease = true
+      } else {
+        return false
+      }
       // What the event's look found is old once the transaction has looked.
       state.admitted = nil
       return true
@@ -207,14 +226,32 @@ final class DiskFile: StoredFile, Sendable {
   ///   makes it with ``deliverDeferred()`` once the lock is released.
   func transactionEnds(hasWritten: Bool) -> Bool {
     state.withLock { state in
-      state.transactionsUnderWay -= 1
-      if hasWritten { state.hasDeferredDelivery = false }
-      guard state.transactionsUnderWay == 0, state.hasDeferredDelivery else { return false }
-      state.hasDeferredDelivery = false
-      return true
+      state.noteEnd(hasWritten: hasWritten)
+      return state.takeDeliveryAfterRelease()
     }
   }
 
+  /// As ``transactionEnds(hasWritten:)``, for a transaction whose caller still holds a lock of
+  /// its own: deliveries are left to it until ``transactionResumesDeliveries()``.
+  func transactionReleasesLock(hasWritten: Bool) {
+    state.withLock { state in
+      state.noteEnd(hasWritten: hasWritten)
+      state.transactionsReleasing += 1
+    }
+  }
+
+  /// A transaction that released its lock no longer takes deliveries.
+  ///
+  /// - Returns: Whether a delivery left meanwhile is still to be made: the caller makes it with
+  ///   ``deliverDeferredHere()`` (or ``deliverDeferred()`` from a deinit).
+  func transactionResumesDeliveries() -> Bool {
+    state.withLock { state in
+      state.transactionsReleasing -= 1
+      return state.takeDeliveryAfterRelease()
+    }
+  }
+
+  /// The suite-API counterpart of a transaction, counted as one: see ``deferToTransaction()``.
   func localWriteBegins() {
     transactionBegins()
   }
@@ -233,6 +270,13 @@ final class DiskFile: StoredFile, Sendable {
   /// its own event would have had it read.
   func deliverDeferred() {
     DirectoryWatcher.shared.post(.writtenInPlace, toFile: resources.paths.name, in: resources.paths.directory)
+  }
+
+  /// Makes the delivery ``transactionResumesDeliveries()`` said is still to be made, as
+  /// ``deliverDeferred()`` does but on this thread, which has just let go of the reference's lock:
+  /// handing it to a thread of the pool (and waking it) cost more than the delivery.
+  func deliverDeferredHere() {
+    DirectoryWatcher.shared.deliverHere(.writtenInPlace, toFile: resources.paths.name, in: resources.paths.directory)
   }
 
   func beginTransaction() -> any FileTransaction {
@@ -267,5 +311,27 @@ final class DiskFile: StoredFile, Sendable {
       // A program that does not take the lock created the file after the look: its file stands.
       return try read()
     }
+  }
+}
+
+extension DiskFile.State {
+  /// Counts a transaction's end. A delivery left to the transactions is dropped when one of them
+  /// wrote (everything before its end was taken in or replaced); left with none under way any
+  /// more, it waits for the releasing ones, if any.
+  mutating func noteEnd(hasWritten: Bool) {
+    transactionsUnderWay -= 1
+    if hasWritten { hasDeferredDelivery = false }
+    if transactionsUnderWay == 0, hasDeferredDelivery {
+      hasDeferredDelivery = false
+      hasDeliveryAfterRelease = true
+    }
+  }
+
+  /// Whether the delivery left to the transactions is now to be made (none under way or
+  /// releasing), clearing it.
+  mutating func takeDeliveryAfterRelease() -> Bool {
+    guard transactionsUnderWay == 0, transactionsReleasing == 0, hasDeliveryAfterRelease else { return false }
+    hasDeliveryAfterRelease = false
+    return true
   }
 }

@@ -6,6 +6,9 @@ import SystemPackage
 final class DiskFileTransaction: FileTransaction {
   private let file: DiskFile
   private var isHeld = true
+  /// Whether the locks are released and the handle's deliveries still left to this transaction
+  /// (see ``endDeferringDeliveries()``).
+  private var isDeferringDeliveries = false
   let change: Result<FileState, any Error>?
   let readFailure: (any Error)?
   /// The entry at the target name, as the refresh or the last commit left it.
@@ -62,8 +65,24 @@ final class DiskFileTransaction: FileTransaction {
     if mustDeliver { file.deliverDeferred() }
   }
 
+  func endDeferringDeliveries() {
+    guard isHeld else { return }
+    isHeld = false
+    file.transactionReleasesLock(hasWritten: hasWritten)
+    file.resources.endTransaction()
+    isDeferringDeliveries = true
+  }
+
+  func resumeDeliveries() {
+    guard isDeferringDeliveries else { return }
+    isDeferringDeliveries = false
+    if file.transactionResumesDeliveries() { file.deliverDeferredHere() }
+  }
+
   deinit {
     end()
+    // Dropped before it resumed: what was left to it is delivered on the pool, not in a deinit.
+    if isDeferringDeliveries, file.transactionResumesDeliveries() { file.deliverDeferred() }
   }
 
   /// Commits `contents` when the file holds `expected` (`.missing`: no entry at the target

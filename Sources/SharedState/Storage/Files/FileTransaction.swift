@@ -25,4 +25,19 @@ protocol FileTransaction: AnyObject {
 
   /// Releases the locks. Later calls do nothing.
   func end()
+
+  /// Releases the locks, leaving the handle's deliveries to this transaction until
+  /// ``resumeDeliveries()`` (see ``KeyTransaction/endDeferringDeliveries()``).
+  func endDeferringDeliveries()
+
+  /// Ends what ``endDeferringDeliveries()`` left.
+  func resumeDeliveries()
+}
+
+extension FileTransaction {
+  /// A transaction whose handle leaves no deliveries to it: ``end()``.
+  func endDeferringDeliveries() { end() }
+
+  /// Nothing to resume.
+  func resumeDeliveries() {}
 }

@@ -390,6 +390,14 @@ final class DirectoryWatcher: @unchecked Sendable {
     for registration in registrations { registration.post(event) }
   }
 
+  /// Delivers `event` to the registrations of the file `name` in `directory` on this thread, once
+  /// (see ``FileWatchRegistration/deliverPendingOnce()``); a registration whose delivery is
+  /// under way elsewhere takes it in that delivery instead.
+  func deliverHere(_ event: FileWatchEvent, toFile name: String, in directory: FilePath) {
+    guard let registrations = registrations(of: name, in: PathKey(directory)) else { return }
+    for registration in registrations where registration.enqueue(event) { registration.deliverPendingOnce() }
+  }
+
   /// The registrations of the file `name` in `directory`; `nil` when it has none.
   private func registrations(of name: String, in directory: PathKey) -> Registrations? {
     lock.withLock { directories[directory]?.files[name] }

@@ -111,18 +111,39 @@ final class FileWatchRegistration: Sendable {
   /// Delivers what is pending until nothing is; ``DeliveryThreads`` calls it, or the caller of
   /// an ``enqueue(_:)`` that returned `true`.
   func deliverPending() {
-    while true {
-      let (failure, change) = pending.withLock { pending -> (WatchFailure?, FileWatchEvent?) in
-        defer {
-          pending.failure = nil
-          pending.change = nil
-        }
-        if pending.failure == nil && pending.change == nil { pending.isScheduled = false }
-        return (pending.failure, pending.change)
+    while deliverNext() {}
+  }
+
+  /// As ``deliverPending()``, for a thread with work of its own (a writer that has just let go
+  /// of its lock): it delivers what is pending once, and leaves what arrived meanwhile to the
+  /// pool, so that changes made elsewhere without pause cannot keep it delivering.
+  func deliverPendingOnce() {
+    guard deliverNext(), hasPending() else { return }
+    DeliveryThreads.shared.schedule(self)
+  }
+
+  /// Delivers what is pending; `false` when nothing was (the delivery is then over).
+  private func deliverNext() -> Bool {
+    let (failure, change) = pending.withLock { pending -> (WatchFailure?, FileWatchEvent?) in
+      defer {
+        pending.failure = nil
+        pending.change = nil
       }
-      guard failure != nil || change != nil else { return }
-      if let failure { onEvent(.unwatched(failure)) }
-      if let change { onEvent(change) }
+      if pending.failure == nil && pending.change == nil { pending.isScheduled = false }
+      return (pending.failure, pending.change)
+    }
+    guard failure != nil || change != nil else { return false }
+    if let failure { onEvent(.unwatched(failure)) }
+    if let change { onEvent(change) }
+    return true
+  }
+
+  /// Whether anything is pending; when nothing is, the delivery is over.
+  private func hasPending() -> Bool {
+    pending.withLock { pending in
+      let hasPending = pending.failure != nil || pending.change != nil
+      if !hasPending { pending.isScheduled = false }
+      return hasPending
     }
   }
 }
