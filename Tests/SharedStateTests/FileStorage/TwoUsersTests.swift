@@ -172,6 +172,31 @@ struct TwoUsersTests {
     #expect(try ground.root.contents() == ["shared"])
   }
 
+  // MARK: A reader that may not write
+
+  /// `nobody` watches a file root writes in root's `0755` directory: it may read the file and
+  /// its lock file but write neither. Its looks go through the lock file's page, mapped for
+  /// reading only, and each of root's writes reaches it.
+  @Test func nobodyWatchesRootsWritesThroughAPageItMayOnlyRead() async throws {
+    let ground = try Ground()
+    let target = ground.root.path("theme.json")
+    #expect(try await Self.finish(try Self.asRoot(["set", "--file", target, "1"])).status == 0)
+    let watcher = try Self.asNobody(["watch", "--file", target, "--integer", "--timeout", "120"])
+    defer { watcher.kill(SIGTERM) }
+    // Its first line is the value it starts from: watching is in place after it.
+    #expect(try await watcher.nextLine(seconds: 60).hasSuffix(" 1"))
+    for value in 2...4 {
+      #expect(try await Self.finish(try Self.asRoot(["set", "--file", target, String(value)])).status == 0)
+      // Each write is seen (a line for it, or for a later value that absorbed it).
+      var seen = 0
+      while seen < value {
+        let line = try await watcher.nextLine(seconds: 60)
+        seen = Int(line.split(separator: " ").last ?? "") ?? 0
+      }
+      #expect(seen == value)
+    }
+  }
+
   // MARK: Mode and owner (issue 20, point 2)
 
   /// root and `nobody` increment one `0666` file in a `0777` directory (umask 0): neither may

@@ -44,9 +44,14 @@ final class CoordinationPage: @unchecked Sendable {
   static var contentsCapacity: Int { length - contentsOffset }
 
   private let base: UnsafeMutableRawPointer
+  /// Whether the page is mapped for writing. A page mapped for reading only (its lock file could
+  /// be opened for reading only: another user's, or on a read-only mount) serves looks; a writer
+  /// maps the page again before it writes (see `PathLock`).
+  let isWritable: Bool
 
-  private init(base: UnsafeMutableRawPointer) {
+  private init(base: UnsafeMutableRawPointer, isWritable: Bool) {
     self.base = base
+    self.isWritable = isWritable
   }
 
   deinit {
@@ -59,15 +64,18 @@ final class CoordinationPage: @unchecked Sendable {
   ///
   /// A file someone else can write (or shorten: a mapped page past the end faults) is not
   /// mapped.
-  static func map(_ descriptor: FileDescriptor, status: EntryStatus) -> CoordinationPage? {
+  ///
+  /// - Parameter writable: Whether to map it for writing (`descriptor` is open for writing)
+  ///   or for reading only.
+  static func map(_ descriptor: FileDescriptor, status: EntryStatus, writable: Bool = true) -> CoordinationPage? {
     let owner = status.owner
     guard owner == ProcessCredentials.user || owner == 0,
       status.mode & 0o022 == 0,
       status.size >= length,
       (try? descriptor.isOnNetworkFileSystem()) == false,
-      let base = try? descriptor.mapShared(length: length)
+      let base = try? descriptor.mapShared(length: length, writable: writable)
     else { return nil }
-    return CoordinationPage(base: base)
+    return CoordinationPage(base: base, isWritable: writable)
   }
 
   private func word(_ index: Int) -> UnsafeAtomic<UInt64> {

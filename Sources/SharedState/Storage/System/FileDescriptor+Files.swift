@@ -163,11 +163,13 @@ extension FileDescriptor {
   }
 
   /// Maps the first `length` bytes of the file into memory, shared with every process that maps
-  /// it. The mapping outlives the descriptor.
+  /// it, for reading and writing, or for reading only (a descriptor open for reading only can
+  /// map no more). The mapping outlives the descriptor.
   ///
   /// The corresponding C function is `mmap` with `MAP_SHARED`.
-  func mapShared(length: Int) throws(Errno) -> UnsafeMutableRawPointer {
-    guard let address = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, rawValue, 0),
+  func mapShared(length: Int, writable: Bool = true) throws(Errno) -> UnsafeMutableRawPointer {
+    let protection = writable ? PROT_READ | PROT_WRITE : PROT_READ
+    guard let address = mmap(nil, length, protection, MAP_SHARED, rawValue, 0),
       address != MAP_FAILED
     else { throw Errno(rawValue: errno) }
     return address
