@@ -156,11 +156,8 @@ struct HostileDirectoryTests {
   }
 
   @Test func fullDiskLeavesNoPartialScratchBehind() async throws {
-    let mountPoint = try TemporaryDirectory()
-    // Foundation's `waitUntilExit` can miss a child's end (see ChildProcess): wait with waitpid.
-    let mount = ChildProcess.run("/bin/mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", mountPoint.url.path])
-    try #require(mount.status == 0, "cannot mount a small tmpfs: \(mount.output)")
-    defer { ChildProcess.run("/bin/umount", [mountPoint.url.path]) }
+    let mountPoint = try MountedTmpfs(size: "64k")
+    defer { mountPoint.unmount() }
     let target = mountPoint.path("big.json")
     let fits = "\"" + String(repeating: "a", count: 36_000) + "\""
     let tooBig = "\"" + String(repeating: "b", count: 60_000) + "\""

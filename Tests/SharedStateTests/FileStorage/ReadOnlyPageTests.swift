@@ -13,16 +13,13 @@ import TestSupport
 @Suite("The page of a lock file that may only be read", .serialized, .enabled(if: getuid() == 0, "needs root to mount"))
 struct ReadOnlyPageTests {
   @Test func aPageMappedForReadingOnlyServesLooksAndIsMappedAgainToWrite() async throws {
-    let mountPoint = try TemporaryDirectory()
-    let mount = ChildProcess.run("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mountPoint.url.path])
-    try #require(mount.status == 0, "cannot mount a tmpfs: \(mount.output)")
-    defer { ChildProcess.run("/bin/umount", [mountPoint.url.path]) }
+    let mountPoint = try MountedTmpfs(size: "1m")
+    defer { mountPoint.unmount() }
     let path = mountPoint.path("value.json")
     // Written by another process, so that this one has mapped nothing yet.
     let set = ChildProcess.run(DemoProcess.demoExecutable.path, ["set", "--file", path, "5"])
     try #require(set.status == 0, "\(set.output)")
-    let remount = ChildProcess.run("/bin/mount", ["-o", "remount,ro", mountPoint.url.path])
-    try #require(remount.status == 0, "cannot remount read-only: \(remount.output)")
+    try mountPoint.remount(readOnly: true)
 
     let file = DiskFile.forTesting(FilePath(path))
     let page = try #require(file.resources.lock.page(mapping: true), "the page was not mapped for reading")
@@ -35,8 +32,7 @@ struct ReadOnlyPageTests {
     }
     #expect(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "5")
 
-    let writable = ChildProcess.run("/bin/mount", ["-o", "remount,rw", mountPoint.url.path])
-    try #require(writable.status == 0, "cannot remount read-write: \(writable.output)")
+    try mountPoint.remount(readOnly: false)
     // Written through the page mapped for reading only, this would fault.
     let transaction = file.beginTransaction()
     try transaction.commit(.contents(Data("6\n".utf8)))

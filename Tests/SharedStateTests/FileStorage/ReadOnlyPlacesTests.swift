@@ -22,17 +22,13 @@ struct ReadOnlyPlacesTests {
   /// lock file opens for reading only), a key never written reads as nothing, and `set` fails
   /// with one sentence that says why.
   @Test func aReadOnlyFileSystemIsReadAndWritesFailWithOneSentence() async throws {
-    let mountPoint = try TemporaryDirectory()
-    // Foundation's `waitUntilExit` can miss a child's end (see ChildProcess): wait with waitpid.
-    let mount = ChildProcess.run("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mountPoint.url.path])
-    try #require(mount.status == 0, "cannot mount a tmpfs: \(mount.output)")
-    defer { ChildProcess.run("/bin/umount", [mountPoint.url.path]) }
+    let mountPoint = try MountedTmpfs(size: "1m")
+    defer { mountPoint.unmount() }
     let file = mountPoint.path("value.json")
     let suite = mountPoint.path("suite")
     #expect(try await Self.run("set", "--file", file, "5").status == 0)
     #expect(try await Self.run("set", "--suite", suite, "--key", "count", "6").status == 0)
-    let remount = ChildProcess.run("/bin/mount", ["-o", "remount,ro", mountPoint.url.path])
-    try #require(remount.status == 0, "cannot remount read-only: \(remount.output)")
+    try mountPoint.remount(readOnly: true)
 
     for (arguments, expected) in [
       (["get", "--file", file], "5"),
