@@ -8,8 +8,12 @@
 # `shared-demo set` process (a value larger than the coordination page's 3968 bytes of contents
 # makes the watcher read the file), and the watcher follows any JSON value.
 #
+# With --watcher-uid U (as root), the watcher runs as user U (setpriv) and the writes stay
+# root's, in a directory U may read but not write: a reader that cannot write the lock file, as
+# a user's program reading settings an administrator writes.
+#
 # usage: scripts/bench/watcher_calls.sh DEMO [--changes N] [--interval-ms M] [--dir DIR]
-#                                      [--value-bytes B]
+#                                      [--value-bytes B] [--watcher-uid U]
 set -euo pipefail
 demo="$1"
 shift
@@ -17,12 +21,14 @@ changes=500
 interval_ms=4
 dir=""
 value_bytes=""
+as_watcher=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --changes) changes="$2"; shift 2 ;;
     --interval-ms) interval_ms="$2"; shift 2 ;;
     --dir) dir="$2"; shift 2 ;;
     --value-bytes) value_bytes="$2"; shift 2 ;;
+    --watcher-uid) as_watcher=(setpriv "--reuid=$2" "--regid=$2" --clear-groups); shift 2 ;;
     *) echo "watcher_calls.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -37,14 +43,15 @@ cleanup() {
   return 0
 }
 trap cleanup EXIT
+[ ${#as_watcher[@]} -eq 0 ] || chmod 755 "$work"
 target="$work/value.json"
 if [ -n "$value_bytes" ]; then
   pad="$(head -c "$value_bytes" /dev/zero | tr '\0' 'x')"
   "$demo" set --file "$target" "\"0$pad\"" >/dev/null
-  "$demo" watch --file "$target" --timeout 600 >"$work/watch.out" 2>/dev/null &
+  "${as_watcher[@]}" "$demo" watch --file "$target" --timeout 600 >"$work/watch.out" 2>/dev/null &
 else
   "$demo" set --file "$target" 0 >/dev/null
-  "$demo" watch --file "$target" --integer --timeout 600 >"$work/watch.out" 2>/dev/null &
+  "${as_watcher[@]}" "$demo" watch --file "$target" --integer --timeout 600 >"$work/watch.out" 2>/dev/null &
 fi
 watcher=$!
 for _ in $(seq 1000); do [ -s "$work/watch.out" ] && break; sleep 0.01; done
