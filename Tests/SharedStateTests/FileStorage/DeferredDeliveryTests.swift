@@ -4,6 +4,7 @@ import Foundation
 import Synchronization
 import SystemPackage
 import Testing
+import TestSupport
 
 @testable import SharedState
 
@@ -59,28 +60,76 @@ struct DeferredDeliveryTests {
   /// on the thread that lets go, before `resumeDeliveries()` returns (handed to another thread,
   /// it cost more than the wait it spares). A write made in that moment came after the
   /// transaction's refresh, so it is made even though the transaction wrote.
-  @Test func aDeliveryLeftWhileTheReferenceLetsGoIsMadeByItsThreadOnceItHas() async throws {
+  @Test func aChangeLeftWhileTheReferenceLetsGoIsDeliveredByItsThread() async throws {
     let directory = try TemporaryDirectory()
     let path = directory.path("value.json")
     let file = DiskFile.forTesting(FilePath(path))
-    let delivered = Mutex<[(FileWatchEvent, pthread_t)]>([])
-    let token = file.watch { event in delivered.withLock { $0.append((event, pthread_self())) } }
+    let (delivered, token) = Self.watchDeliveriesOnly(path)
     defer { token.cancel() }
     try await waitUntilWatched(path)
 
     let transaction = try #require(file.beginTransaction() as? DiskFileTransaction)
     try transaction.commit(.contents(Data("1\n".utf8)))
     transaction.endDeferringDeliveries()
-    // The lock is free: a change made elsewhere now is not one the refresh took in. Its
-    // delivery finds the transaction releasing, and leaves the change to it.
+    // The lock is free: another process writes, after the transaction's refresh. Its delivery
+    // finds the transaction releasing, and leaves the change to it.
+    let set = ChildProcess.run(DemoProcess.demoExecutable.path, ["set", "--file", path, "2"])
+    try #require(set.status == 0, "\(set.output)")
     #expect(file.deferToTransaction())
-    // The events of the commit above may reach the watch meanwhile: only what follows counts.
-    let before = delivered.withLock { $0.count }
 
     transaction.resumeDeliveries()
-    // Made already, on this thread, as a write in place (read whatever the handle knows).
-    let made = delivered.withLock { Array($0.dropFirst(before)) }
-    #expect(made.contains { $0.0 == .writtenInPlace && pthread_equal($0.1, pthread_self()) != 0 })
+    // The page describes the write: delivered already, on this thread.
+    let made = delivered.list.withLock { $0 }
+    #expect(made.count == 1)
+    #expect(made.first?.event == .replaced && made.first.map { pthread_equal($0.thread, pthread_self()) } != 0)
     #expect(!file.deferToTransaction())
+  }
+
+  /// A change left to a releasing transaction that the page does not describe (here: nothing
+  /// changed that the page shows; a write in place would look the same) goes to the pool as a
+  /// write in place, read whatever the handle knows: the thread that lets go never waits for
+  /// the path's lock, which another process's `withLock` may hold for as long as its body runs.
+  @Test func aChangeThePageDoesNotDescribeIsLeftToThePool() async throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("value.json")
+    let file = DiskFile.forTesting(FilePath(path))
+    let (stream, continuation) = AsyncStream<Delivered>.makeStream()
+    let (delivered, token) = Self.watchDeliveriesOnly(path) { continuation.yield($0) }
+    defer { token.cancel() }
+    try await waitUntilWatched(path)
+
+    let transaction = try #require(file.beginTransaction() as? DiskFileTransaction)
+    try transaction.commit(.contents(Data("1\n".utf8)))
+    transaction.endDeferringDeliveries()
+    #expect(file.deferToTransaction())
+    transaction.resumeDeliveries()
+    let made = try #require(try await AsyncQueue(stream).next(seconds: 60))
+    #expect(made.event == .writtenInPlace)
+    #expect(delivered.list.withLock { $0.allSatisfy { pthread_equal($0.thread, pthread_self()) == 0 } })
+  }
+
+  /// Registers for the events of the file at `path` that are handed to its registrations
+  /// directly (a delivery left to a transaction, made here or on the pool), not those the
+  /// reading thread reads (none is admitted), and records each with the thread it came on.
+  private static func watchDeliveriesOnly(
+    _ path: String, then onDelivered: @escaping @Sendable (Delivered) -> Void = { _ in }
+  ) -> (Deliveries, WatchToken) {
+    let delivered = Deliveries()
+    let token = DirectoryWatcher.shared.watch(file: FilePath(path), admitting: { _ in false }) { event in
+      let made = Delivered(event: event, thread: pthread_self())
+      delivered.list.withLock { $0.append(made) }
+      onDelivered(made)
+    }
+    return (delivered, token)
+  }
+
+  private struct Delivered: Sendable {
+    let event: FileWatchEvent
+    let thread: pthread_t
+  }
+
+  /// What a registration was handed, in order.
+  private final class Deliveries: Sendable {
+    let list = Mutex<[Delivered]>([])
   }
 }

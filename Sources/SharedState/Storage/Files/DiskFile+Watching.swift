@@ -41,6 +41,22 @@ extension DiskFile {
     if !lookNow().isUnchanged { onEvent(.replaced) }
   }
 
+  /// Makes the delivery ``transactionResumesDeliveries()`` said is still to be made on this
+  /// thread, which has just let go of the reference's lock: handing it to a thread of the pool
+  /// (and waking it) cost more than the delivery. Only when it cannot wait: a change the page
+  /// describes, or a write under way (read without any lock). One the look cannot vouch for (a
+  /// value larger than the page, which is read under the path's lock, for as long as another
+  /// process's `withLock` holds it; a write in place) goes to the pool as a write in place, as
+  /// ``deliverDeferred()`` sends it.
+  func deliverDeferredHere() {
+    switch lookNow() {
+    case .changed(_?), .busy:
+      DirectoryWatcher.shared.deliverHere(.replaced, toFile: resources.paths.name, in: resources.paths.directory)
+    case .unchanged, .changed(nil), .unlooked:
+      deliverDeferred()
+    }
+  }
+
   /// The one look on the occasion of a delivery, which may map the page; kept for the read that
   /// follows.
   private func lookNow() -> Freshness {

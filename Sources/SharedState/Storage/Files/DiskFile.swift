@@ -272,13 +272,6 @@ final class DiskFile: StoredFile, Sendable {
     DirectoryWatcher.shared.post(.writtenInPlace, toFile: resources.paths.name, in: resources.paths.directory)
   }
 
-  /// Makes the delivery ``transactionResumesDeliveries()`` said is still to be made, as
-  /// ``deliverDeferred()`` does but on this thread, which has just let go of the reference's lock:
-  /// handing it to a thread of the pool (and waking it) cost more than the delivery.
-  func deliverDeferredHere() {
-    DirectoryWatcher.shared.deliverHere(.writtenInPlace, toFile: resources.paths.name, in: resources.paths.directory)
-  }
-
   func beginTransaction() -> any FileTransaction {
     do {
       return try DiskFileTransaction(file: self)
