@@ -26,6 +26,9 @@ final class FileWatchRegistration: Sendable {
     var change: FileWatchEvent?
     var isScheduled = false
     var isCancelled = false
+
+    /// Whether nothing waits to be delivered.
+    var isEmpty: Bool { failure == nil && change == nil }
   }
 
   init(
@@ -129,7 +132,7 @@ final class FileWatchRegistration: Sendable {
         pending.failure = nil
         pending.change = nil
       }
-      if pending.failure == nil && pending.change == nil { pending.isScheduled = false }
+      if pending.isEmpty { pending.isScheduled = false }
       return (pending.failure, pending.change)
     }
     guard failure != nil || change != nil else { return false }
@@ -141,9 +144,8 @@ final class FileWatchRegistration: Sendable {
   /// Whether anything is pending; when nothing is, the delivery is over.
   private func hasPending() -> Bool {
     pending.withLock { pending in
-      let hasPending = pending.failure != nil || pending.change != nil
-      if !hasPending { pending.isScheduled = false }
-      return hasPending
+      if pending.isEmpty { pending.isScheduled = false }
+      return !pending.isEmpty
     }
   }
 }
