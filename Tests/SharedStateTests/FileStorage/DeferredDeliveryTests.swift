@@ -61,28 +61,34 @@ struct DeferredDeliveryTests {
   /// it cost more than the wait it spares). A write made in that moment came after the
   /// transaction's refresh, so it is made even though the transaction wrote.
   @Test func aChangeLeftWhileTheReferenceLetsGoIsDeliveredByItsThread() async throws {
-    let directory = try TemporaryDirectory()
-    let path = directory.path("value.json")
-    let file = DiskFile.forTesting(FilePath(path))
-    let (delivered, token) = Self.watchDeliveriesOnly(path)
-    defer { token.cancel() }
-    try await waitUntilWatched(path)
+    for _ in 0..<Self.attempts {
+      let directory = try TemporaryDirectory()
+      let path = directory.path("value.json")
+      let file = DiskFile.forTesting(FilePath(path))
+      let (delivered, token) = Self.watchDeliveriesOnly(path)
+      defer { token.cancel() }
+      try await waitUntilWatched(path)
 
-    let transaction = try #require(file.beginTransaction() as? DiskFileTransaction)
-    try transaction.commit(.contents(Data("1\n".utf8)))
-    transaction.endDeferringDeliveries()
-    // The lock is free: another process writes, after the transaction's refresh. Its delivery
-    // finds the transaction releasing, and leaves the change to it.
-    let set = ChildProcess.run(DemoProcess.demoExecutable.path, ["set", "--file", path, "2"])
-    try #require(set.status == 0, "\(set.output)")
-    #expect(file.deferToTransaction())
+      let transaction = try #require(file.beginTransaction() as? DiskFileTransaction)
+      try transaction.commit(.contents(Data("1\n".utf8)))
+      transaction.endDeferringDeliveries()
+      // The lock is free: another process writes, after the transaction's refresh. Its
+      // delivery finds the transaction releasing, and leaves the change to it.
+      let set = ChildProcess.run(DemoProcess.demoExecutable.path, ["set", "--file", path, "2"])
+      try #require(set.status == 0, "\(set.output)")
+      #expect(file.deferToTransaction())
 
-    transaction.resumeDeliveries()
-    // The page describes the write: delivered already, on this thread.
-    let made = delivered.list.withLock { $0 }
-    #expect(made.count == 1)
-    #expect(made.first?.event == .replaced && made.first.map { pthread_equal($0.thread, pthread_self()) } != 0)
-    #expect(!file.deferToTransaction())
+      transaction.resumeDeliveries()
+      // The page describes the write: delivered already, on this thread.
+      let made = delivered.changes
+      let isMadeHere = made.count == 1 && made[0].event == .replaced && pthread_equal(made[0].thread, pthread_self()) != 0
+      if !isMadeHere, await delivered.isDisturbed(within: 10) { continue }
+      #expect(made.count == 1, "\(made.map(\.event))")
+      #expect(made.first?.event == .replaced && made.first.map { pthread_equal($0.thread, pthread_self()) } != 0)
+      #expect(!file.deferToTransaction())
+      return
+    }
+    Issue.record("every attempt was disturbed by another suite's change to inotify's limits")
   }
 
   /// A change left to a releasing transaction that the page does not describe (here: nothing
@@ -90,35 +96,42 @@ struct DeferredDeliveryTests {
   /// write in place, read whatever the handle knows: the thread that lets go never waits for
   /// the path's lock, which another process's `withLock` may hold for as long as its body runs.
   @Test func aChangeThePageDoesNotDescribeIsLeftToThePool() async throws {
-    let directory = try TemporaryDirectory()
-    let path = directory.path("value.json")
-    let file = DiskFile.forTesting(FilePath(path))
-    let (stream, continuation) = AsyncStream<Delivered>.makeStream()
-    let (delivered, token) = Self.watchDeliveriesOnly(path) { continuation.yield($0) }
-    defer { token.cancel() }
-    try await waitUntilWatched(path)
+    for _ in 0..<Self.attempts {
+      let directory = try TemporaryDirectory()
+      let path = directory.path("value.json")
+      let file = DiskFile.forTesting(FilePath(path))
+      let (delivered, token) = Self.watchDeliveriesOnly(path)
+      defer { token.cancel() }
+      try await waitUntilWatched(path)
 
-    let transaction = try #require(file.beginTransaction() as? DiskFileTransaction)
-    try transaction.commit(.contents(Data("1\n".utf8)))
-    transaction.endDeferringDeliveries()
-    #expect(file.deferToTransaction())
-    transaction.resumeDeliveries()
-    let made = try #require(try await AsyncQueue(stream).next(seconds: 60))
-    #expect(made.event == .writtenInPlace)
-    #expect(delivered.list.withLock { $0.allSatisfy { pthread_equal($0.thread, pthread_self()) == 0 } })
+      let transaction = try #require(file.beginTransaction() as? DiskFileTransaction)
+      try transaction.commit(.contents(Data("1\n".utf8)))
+      transaction.endDeferringDeliveries()
+      #expect(file.deferToTransaction())
+      transaction.resumeDeliveries()
+      let made = try await delivered.arrivals.next(seconds: 60) {
+        $0.event == .writtenInPlace || $0.event.isDisturbance
+      }
+      if made.event.isDisturbance { continue }
+      #expect(delivered.changes.allSatisfy { pthread_equal($0.thread, pthread_self()) == 0 })
+      return
+    }
+    Issue.record("every attempt was disturbed by another suite's change to inotify's limits")
   }
+
+  /// How many times a test runs its case when the shared watcher disturbs it: another suite
+  /// (`WatcherLimitTests`) lowers inotify's limits for the whole machine while it runs, and the
+  /// watcher then tells every registration of this process it is unwatched, and later to
+  /// resynchronize; the event under test may be absorbed into those.
+  private static var attempts: Int { 5 }
 
   /// Registers for the events of the file at `path` that are handed to its registrations
   /// directly (a delivery left to a transaction, made here or on the pool), not those the
   /// reading thread reads (none is admitted), and records each with the thread it came on.
-  private static func watchDeliveriesOnly(
-    _ path: String, then onDelivered: @escaping @Sendable (Delivered) -> Void = { _ in }
-  ) -> (Deliveries, WatchToken) {
+  private static func watchDeliveriesOnly(_ path: String) -> (Deliveries, WatchToken) {
     let delivered = Deliveries()
     let token = DirectoryWatcher.shared.watch(file: FilePath(path), admitting: { _ in false }) { event in
-      let made = Delivered(event: event, thread: pthread_self())
-      delivered.list.withLock { $0.append(made) }
-      onDelivered(made)
+      delivered.record(Delivered(event: event, thread: pthread_self()))
     }
     return (delivered, token)
   }
@@ -130,6 +143,48 @@ struct DeferredDeliveryTests {
 
   /// What a registration was handed, in order.
   private final class Deliveries: Sendable {
-    let list = Mutex<[Delivered]>([])
+    private let list = Mutex<[Delivered]>([])
+    /// Each delivery as it comes.
+    let arrivals: AsyncQueue<Delivered>
+    private let arrived: AsyncStream<Delivered>.Continuation
+    /// The deliveries that say the watch was lost or must be caught up with.
+    private let disturbances: AsyncQueue<Delivered>
+    private let disturbed: AsyncStream<Delivered>.Continuation
+
+    init() {
+      let (arrivals, arrived) = AsyncStream<Delivered>.makeStream()
+      let (disturbances, disturbed) = AsyncStream<Delivered>.makeStream()
+      self.arrivals = AsyncQueue(arrivals)
+      self.arrived = arrived
+      self.disturbances = AsyncQueue(disturbances)
+      self.disturbed = disturbed
+    }
+
+    func record(_ delivered: Delivered) {
+      list.withLock { $0.append(delivered) }
+      arrived.yield(delivered)
+      if delivered.event.isDisturbance { disturbed.yield(delivered) }
+    }
+
+    /// The deliveries of changes so far, disturbances left out.
+    var changes: [Delivered] {
+      list.withLock { $0.filter { !$0.event.isDisturbance } }
+    }
+
+    /// Whether a disturbance was delivered, or is within `seconds` (one posted before a
+    /// change absorbs it, and arrives in its place).
+    func isDisturbed(within seconds: Double) async -> Bool {
+      (try? await disturbances.next(seconds: seconds)) != nil
+    }
+  }
+}
+
+extension FileWatchEvent {
+  /// Whether it says the watch was lost or must be caught up with, rather than a change.
+  fileprivate var isDisturbance: Bool {
+    switch self {
+    case .resynchronize, .unwatched: true
+    case .replaced, .writtenInPlace: false
+    }
   }
 }
