@@ -158,11 +158,14 @@ public struct StoredValue: Sendable, CustomStringConvertible {
   ///   nothing is written).
   @discardableResult
   public func add(_ amount: Int, to counter: Shared<Int>) throws -> Int {
-    let sum = counter.withLock { value -> Int? in
-      let (sum, overflowed) = value.addingReportingOverflow(amount)
-      guard !overflowed else { return nil }
-      value = sum
-      return sum
+    // A body that returns nothing, as most programs' are: the library runs it on code compiled
+    // for `Shared<Int>` (one that returns a value runs generic code, about 0.2 µs more).
+    var sum: Int?
+    counter.withLock { value in
+      let (total, overflowed) = value.addingReportingOverflow(amount)
+      guard !overflowed else { return }
+      value = total
+      sum = total
     }
     if let error = counter.saveError {
       throw CommandError(String(describing: error))
