@@ -41,4 +41,47 @@ struct ReadOnlyPageTests {
     let check = ChildProcess.run(DemoProcess.demoExecutable.path, ["get", "--file", path])
     #expect(check.output.trimmingCharacters(in: .whitespacesAndNewlines) == "6")
   }
+
+  /// A value longer than the page is read from the file: on a read-only mount, the target is
+  /// opened for reading after one refusal, and a target like it at once (the refusal is
+  /// remembered, not met again at every change); once the mount is writable again, this process
+  /// writes the file and reads another process's write as before.
+  @Test func aTargetThatMayOnlyBeReadIsReadAndWrittenOnceItMayBe() async throws {
+    let mountPoint = try MountedTmpfs(size: "1m")
+    defer { mountPoint.unmount() }
+    let path = mountPoint.path("value.json")
+    func longValue(_ letter: Character) -> String {
+      "\"" + String(repeating: letter, count: CoordinationPage.contentsCapacity + 100) + "\""
+    }
+    func readHere(_ file: DiskFile) throws -> String? {
+      let reading = file.reading(on: .delivery)
+      guard case let .contents(data)? = try reading.found.get() else { return nil }
+      return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+    let set = ChildProcess.run(DemoProcess.demoExecutable.path, ["set", "--file", path, longValue("a")])
+    try #require(set.status == 0, "\(set.output)")
+    try mountPoint.remount(readOnly: true)
+
+    let file = DiskFile.forTesting(FilePath(path))
+    #expect(try readHere(file) == longValue("a"))
+    #expect(file.resources.replacement.unwritableTarget != nil, "the refusal was not remembered")
+    // Read again, opened for reading at once (`watcher_calls.sh --watcher-uid` counts the
+    // refusals it saves); still the file's contents.
+    guard case let .contents(again)? = try file.resources.readLocked(limit: 1 << 20).state else {
+      Issue.record("the second read found no contents")
+      return
+    }
+    #expect(String(decoding: again, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == longValue("a"))
+
+    try mountPoint.remount(readOnly: false)
+    let transaction = file.beginTransaction()
+    try transaction.commit(.contents(Data((longValue("b") + "\n").utf8)))
+    transaction.end()
+    let check = ChildProcess.run(DemoProcess.demoExecutable.path, ["get", "--file", path])
+    #expect(check.output.trimmingCharacters(in: .whitespacesAndNewlines) == longValue("b"))
+
+    let setAgain = ChildProcess.run(DemoProcess.demoExecutable.path, ["set", "--file", path, longValue("c")])
+    try #require(setAgain.status == 0, "\(setAgain.output)")
+    #expect(try readHere(file) == longValue("c"))
+  }
 }

@@ -13,14 +13,18 @@ extension FileReplacement {
       return .contents(try Self.readWhole(atTarget.descriptor, size: status.size, limit: limit))
     }
     // Opened for writing only when it is kept (it becomes the next scratch file): closing a file
-    // opened for writing tells every watcher IN_CLOSE_WRITE, a write in place.
+    // opened for writing tells every watcher IN_CLOSE_WRITE, a write in place. Not tried again
+    // on a file like one this process was just refused (see `unwritableTarget`).
     let names = lock.entries
     let opened: (descriptor: FileDescriptor, status: EntryStatus)
+    var isWritable = keepsDescriptors && !(unwritableTarget?.refuses(status) ?? false)
     do {
-      opened = try RegularFile.open(names.target, in: names, reportingAs: paths.target, writable: keepsDescriptors)
+      opened = try RegularFile.open(names.target, in: names, reportingAs: paths.target, writable: isWritable)
     } catch let error as Errno where error == .noSuchFileOrDirectory {
       return .missing
-    } catch let error as Errno where error == .permissionDenied || error == .readOnlyFileSystem {
+    } catch let error as Errno where isWritable && (error == .permissionDenied || error == .readOnlyFileSystem) {
+      unwritableTarget = UnwritableTarget(status)
+      isWritable = false
       opened = try RegularFile.open(names.target, in: names, reportingAs: paths.target, writable: false)
     }
     let data: Data
@@ -30,7 +34,7 @@ extension FileReplacement {
       opened.descriptor.closeIgnoringFailure()
       throw error
     }
-    if keepsDescriptors, opened.status.linkCount == 1, (try? opened.descriptor.isWritable()) == true {
+    if isWritable, opened.status.linkCount == 1 {
       atTarget?.descriptor.closeIgnoringFailure()
       atTarget = OpenInode(descriptor: opened.descriptor, status: opened.status)
     } else {

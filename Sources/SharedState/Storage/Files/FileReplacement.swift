@@ -28,6 +28,10 @@ final class FileReplacement {
   var atTarget: OpenInode?
   /// The descriptor on the inode at the scratch name, when this process has one open.
   var atScratch: OpenInode?
+  /// What the last target this process could not open for writing was like (another user's
+  /// file, a read-only mount): a read of a target like it opens it for reading at once. Without
+  /// it, a reader of another user's value larger than the page was refused once per change.
+  var unwritableTarget: UnwritableTarget?
   /// Whether this process has replaced the target before (see ``replaceTarget(with:scratch:durability:closingEachTime:exclusively:)``).
   private var hasReplaced = false
 

@@ -88,14 +88,6 @@ extension FileDescriptor {
     }
   }
 
-  /// Whether the descriptor was opened for writing.
-  ///
-  /// The corresponding C call is `fcntl(fd, F_GETFL)`.
-  func isWritable() throws(Errno) -> Bool {
-    let flags = try systemCall { fcntl(rawValue, F_GETFL) }
-    return flags & O_ACCMODE != O_RDONLY
-  }
-
   /// Changes the file's permissions.
   ///
   /// The corresponding C function is `fchmod`.
