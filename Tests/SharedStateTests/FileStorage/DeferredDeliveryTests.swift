@@ -62,30 +62,22 @@ struct DeferredDeliveryTests {
   /// transaction's refresh, so it is made even though the transaction wrote.
   @Test func aChangeLeftWhileTheReferenceLetsGoIsDeliveredByItsThread() async throws {
     for _ in 0..<Self.attempts {
-      let directory = try TemporaryDirectory()
-      let path = directory.path("value.json")
-      let file = DiskFile.forTesting(FilePath(path))
-      let (delivered, token) = Self.watchDeliveriesOnly(path)
-      defer { token.cancel() }
-      try await waitUntilWatched(path)
-
-      let transaction = try #require(file.beginTransaction() as? DiskFileTransaction)
-      try transaction.commit(.contents(Data("1\n".utf8)))
-      transaction.endDeferringDeliveries()
+      let released = try await Self.releasedTransaction()
+      defer { released.token.cancel() }
       // The lock is free: another process writes, after the transaction's refresh. Its
       // delivery finds the transaction releasing, and leaves the change to it.
-      let set = ChildProcess.run(DemoProcess.demoExecutable.path, ["set", "--file", path, "2"])
+      let set = ChildProcess.run(DemoProcess.demoExecutable.path, ["set", "--file", released.path, "2"])
       try #require(set.status == 0, "\(set.output)")
-      #expect(file.deferToTransaction())
+      #expect(released.file.deferToTransaction())
 
-      transaction.resumeDeliveries()
+      released.transaction.resumeDeliveries()
       // The page describes the write: delivered already, on this thread.
-      let made = delivered.changes
+      let made = released.delivered.changes
       let isMadeHere = made.count == 1 && made[0].event == .replaced && pthread_equal(made[0].thread, pthread_self()) != 0
-      if !isMadeHere, await delivered.isDisturbed(within: 10) { continue }
+      if !isMadeHere, await released.delivered.isDisturbed(within: 10) { continue }
       #expect(made.count == 1, "\(made.map(\.event))")
       #expect(made.first?.event == .replaced && made.first.map { pthread_equal($0.thread, pthread_self()) } != 0)
-      #expect(!file.deferToTransaction())
+      #expect(!released.file.deferToTransaction())
       return
     }
     Issue.record("every attempt was disturbed by another suite's change to inotify's limits")
@@ -97,23 +89,15 @@ struct DeferredDeliveryTests {
   /// the path's lock, which another process's `withLock` may hold for as long as its body runs.
   @Test func aChangeThePageDoesNotDescribeIsLeftToThePool() async throws {
     for _ in 0..<Self.attempts {
-      let directory = try TemporaryDirectory()
-      let path = directory.path("value.json")
-      let file = DiskFile.forTesting(FilePath(path))
-      let (delivered, token) = Self.watchDeliveriesOnly(path)
-      defer { token.cancel() }
-      try await waitUntilWatched(path)
-
-      let transaction = try #require(file.beginTransaction() as? DiskFileTransaction)
-      try transaction.commit(.contents(Data("1\n".utf8)))
-      transaction.endDeferringDeliveries()
-      #expect(file.deferToTransaction())
-      transaction.resumeDeliveries()
-      let made = try await delivered.arrivals.next(seconds: 60) {
+      let released = try await Self.releasedTransaction()
+      defer { released.token.cancel() }
+      #expect(released.file.deferToTransaction())
+      released.transaction.resumeDeliveries()
+      let made = try await released.delivered.arrivals.next(seconds: 60) {
         $0.event == .writtenInPlace || $0.event.isDisturbance
       }
       if made.event.isDisturbance { continue }
-      #expect(delivered.changes.allSatisfy { pthread_equal($0.thread, pthread_self()) == 0 })
+      #expect(released.delivered.changes.allSatisfy { pthread_equal($0.thread, pthread_self()) == 0 })
       return
     }
     Issue.record("every attempt was disturbed by another suite's change to inotify's limits")
@@ -124,6 +108,38 @@ struct DeferredDeliveryTests {
   /// watcher then tells every registration of this process it is unwatched, and later to
   /// resynchronize; the event under test may be absorbed into those.
   private static var attempts: Int { 5 }
+
+  /// One case of the two tests above: a file watched for its direct deliveries only, and a
+  /// transaction on it that wrote and released the path's lock, its deliveries not yet resumed.
+  /// The caller cancels `token`.
+  private struct ReleasedTransaction {
+    /// Kept for the case's length: the directory goes with it.
+    let directory: TemporaryDirectory
+    let path: String
+    let file: DiskFile
+    let delivered: Deliveries
+    let token: WatchToken
+    let transaction: DiskFileTransaction
+  }
+
+  private static func releasedTransaction() async throws -> ReleasedTransaction {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("value.json")
+    let file = DiskFile.forTesting(FilePath(path))
+    let (delivered, token) = watchDeliveriesOnly(path)
+    do {
+      try await waitUntilWatched(path)
+      let transaction = try #require(file.beginTransaction() as? DiskFileTransaction)
+      try transaction.commit(.contents(Data("1\n".utf8)))
+      transaction.endDeferringDeliveries()
+      return ReleasedTransaction(
+        directory: directory, path: path, file: file, delivered: delivered, token: token, transaction: transaction
+      )
+    } catch {
+      token.cancel()
+      throw error
+    }
+  }
 
   /// Registers for the events of the file at `path` that are handed to its registrations
   /// directly (a delivery left to a transaction, made here or on the pool), not those the
