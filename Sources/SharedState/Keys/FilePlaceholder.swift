@@ -5,7 +5,7 @@ import Foundation
 /// swift-sharing's older placeholder held.
 enum FilePlaceholder {
   /// What the placeholder holds: nothing, which reads as "no value", never as an error.
-  static let contents = Data()
+  static let contents = FileContents(Data())
 
   /// The bytes swift-sharing wrote as its placeholder: a file that holds exactly these holds no
   /// value either.
@@ -15,16 +15,16 @@ enum FilePlaceholder {
   /// settles almost every comparison without looking at the bytes.
   static var swiftSharingStub: StaticString { "co.pointfree.Sharing.FileStorage.stub" }
 
-  /// Whether `data` holds no value: it is empty, or swift-sharing's placeholder.
-  static func holdsNoValue(_ data: Data) -> Bool {
-    data.isEmpty || isSwiftSharingStub(data)
+  /// Whether `contents` hold no value: they are empty, or swift-sharing's placeholder.
+  static func holdsNoValue(_ contents: FileContents) -> Bool {
+    contents.isEmpty || isSwiftSharingStub(contents)
   }
 
-  /// Whether `data` holds exactly swift-sharing's placeholder bytes.
-  static func isSwiftSharingStub(_ data: Data) -> Bool {
+  /// Whether `contents` are exactly swift-sharing's placeholder bytes.
+  static func isSwiftSharingStub(_ contents: FileContents) -> Bool {
     let stub = swiftSharingStub
-    guard data.count == stub.utf8CodeUnitCount else { return false }
-    return data.elementsEqual(UnsafeBufferPointer(start: stub.utf8Start, count: stub.utf8CodeUnitCount))
+    guard contents.count == stub.utf8CodeUnitCount else { return false }
+    return contents.withUnsafeBytes { $0.elementsEqual(UnsafeRawBufferPointer(start: stub.utf8Start, count: stub.utf8CodeUnitCount)) }
   }
 
   /// Whether a file in `state` is replaced by the placeholder: it is missing, or holds
@@ -32,7 +32,7 @@ enum FilePlaceholder {
   static func isReplaced(_ state: FileState) -> Bool {
     switch state {
     case .missing: true
-    case let .contents(data): isSwiftSharingStub(data)
+    case let .contents(contents): isSwiftSharingStub(contents)
     // Longer than any placeholder.
     case .digest: false
     }

@@ -19,7 +19,7 @@ extension FileStorageKey {
   func loadWriting(
     context: LoadContext<Value>,
     continuation: LoadContinuation<Value>,
-    replacement: (Value, FileState) -> Data?
+    replacement: (Value, FileState) -> FileContents?
   ) {
     markLoaded()
     let state: FileState
@@ -61,12 +61,15 @@ extension FileStorageKey {
 
   /// Whether `bytes` are JSON's `null` (with any surrounding white space): a default that stands
   /// for no value, which is not stored.
-  private static func isJSONNull(_ bytes: Data) -> Bool {
+  private static func isJSONNull(_ contents: FileContents) -> Bool {
     // Byte by byte: every key opened with a default asks this (a program may open thousands).
     let isJSONWhiteSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 }
-    guard bytes.count <= 16, let first = bytes.firstIndex(where: { !isJSONWhiteSpace($0) }),
-      let last = bytes.lastIndex(where: { !isJSONWhiteSpace($0) })
-    else { return false }
-    return bytes[first...last].elementsEqual("null".utf8)
+    guard contents.count <= 16 else { return false }
+    return contents.withUnsafeBytes { bytes in
+      guard let first = bytes.firstIndex(where: { !isJSONWhiteSpace($0) }),
+        let last = bytes.lastIndex(where: { !isJSONWhiteSpace($0) })
+      else { return false }
+      return bytes[first...last].elementsEqual("null".utf8)
+    }
   }
 }

@@ -29,9 +29,9 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   var target: FilePath { parts.target }
   private var storage: FileStorage { parts.storage }
   var file: any StoredFile { parts.file }
-  private var decode: @Sendable (Data) throws -> Value { parts.decode }
+  private var decode: @Sendable (FileContents) throws -> Value { parts.decode }
   /// `nil` bytes mean "remove the file".
-  var encode: @Sendable (Value) throws -> Data? { parts.encode }
+  var encode: @Sendable (Value) throws -> FileContents? { parts.encode }
   /// The most bytes the key reads: a longer file is not read, and the key keeps its last good
   /// value (see ``FileStorage/defaultMaximumReadSize``).
   public var maximumReadSize: Int { parts.maximumReadSize }
@@ -43,8 +43,8 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     let target: FilePath
     let storage: FileStorage
     let file: any StoredFile
-    let decode: @Sendable (Data) throws -> Value
-    let encode: @Sendable (Value) throws -> Data?
+    let decode: @Sendable (FileContents) throws -> Value
+    let encode: @Sendable (Value) throws -> FileContents?
     let maximumReadSize: Int
     /// Whether this key (or a copy) has read the file yet: a subscription catches up only with
     /// what changed since a read. Shared by copies, as `file` is.
@@ -54,8 +54,8 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
       target: FilePath,
       storage: FileStorage,
       file: any StoredFile,
-      decode: @escaping @Sendable (Data) throws -> Value,
-      encode: @escaping @Sendable (Value) throws -> Data?,
+      decode: @escaping @Sendable (FileContents) throws -> Value,
+      encode: @escaping @Sendable (Value) throws -> FileContents?,
       maximumReadSize: Int
     ) {
       self.target = target
@@ -83,6 +83,24 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     durability: FileDurability = .atomic,
     maximumReadSize: Int = FileStorage.defaultMaximumReadSize
   ) {
+    self.init(
+      url: url,
+      contents: { try decode($0.data) },
+      encode: { FileContents(try encode($0)) },
+      durability: durability,
+      maximumReadSize: maximumReadSize
+    )
+  }
+
+  /// ``init(url:decode:encode:durability:maximumReadSize:)`` with closures that take and make
+  /// the contents as the storage carries them (short ones need no `Data` made).
+  fileprivate init(
+    url: URL,
+    contents decode: @escaping @Sendable (FileContents) throws -> Value,
+    encode: @escaping @Sendable (Value) throws -> FileContents,
+    durability: FileDurability,
+    maximumReadSize: Int
+  ) {
     @Dependency(\.defaultFileStorage) var storage
     self.init(
       path: FilePath(normalizing: url),
@@ -103,8 +121,8 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   init(
     path: FilePath,
     storage: FileStorage,
-    decode: @escaping @Sendable (Data) throws -> Value,
-    encode: @escaping @Sendable (Value) throws -> Data?,
+    decode: @escaping @Sendable (FileContents) throws -> Value,
+    encode: @escaping @Sendable (Value) throws -> FileContents?,
     durability: FileDurability,
     filePermissions: FilePermissions,
     directoryPermissions: FilePermissions,
@@ -259,9 +277,9 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   /// they are a fact about the data, which the program may handle through ``Shared/loadError``
   /// (and a test of that handling must not fail for it), not a mistake in the program.
   func decoded(_ state: FileState) -> Result<Value?, any Error> {
-    guard case let .contents(data) = state, !FilePlaceholder.holdsNoValue(data) else { return .success(nil) }
+    guard case let .contents(contents) = state, !FilePlaceholder.holdsNoValue(contents) else { return .success(nil) }
     do {
-      return .success(try decode(data))
+      return .success(try decode(contents))
     } catch {
       return .failure(DecodingError.naming(path, in: error))
     }
@@ -337,15 +355,15 @@ extension SharedReaderKey {
     let decodesPlainly = isInteger && type(of: decoder) == JSONDecoder.self
     return FileStorageKey(
       url: url,
-      decode: { data in
-        if decodesPlainly, let integer = JSONInteger.value(in: data) {
+      contents: { contents in
+        if decodesPlainly, let integer = JSONInteger.value(in: contents) {
           return JSONInteger.value(integer, as: Value.self)
         }
-        return try decoder.decode(Value.self, from: data)
+        return try decoder.decode(Value.self, from: contents.data)
       },
       encode: { value in
         if encodesPlainly { return JSONInteger.text(of: JSONInteger.integer(value)) }
-        return try encoder.encode(value)
+        return FileContents(try encoder.encode(value))
       },
       durability: durability,
       maximumReadSize: maximumReadSize

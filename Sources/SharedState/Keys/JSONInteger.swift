@@ -5,13 +5,19 @@ import Foundation
 /// look-ups, a dynamic cast) took 2–7 % of an increment's time. Byte for byte what Foundation's
 /// coders write for a top-level `Int`, and a value they read the same way.
 enum JSONInteger {
-  /// The JSON of `value`, as `JSONEncoder` writes it: a minus sign if negative, then decimal digits.
-  static func text(of value: Int) -> Data {
-    // Digits from the last, on the stack: `Int.min` has 19 and a sign. `Data` keeps up to 14
-    // bytes inline, so most values cost no allocation at all.
-    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { buffer in
+  /// The JSON of `value`, as `JSONEncoder` writes it: a minus sign if negative, then decimal
+  /// digits; then a newline when `endingLine` says so.
+  static func text(of value: Int, endingLine: Bool = false) -> FileContents {
+    // Digits from the last, on the stack: `Int.min` has 19 and a sign. Held inline, no value
+    // costs an allocation.
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 21) { buffer in
       var magnitude = value.magnitude
-      var start = buffer.count
+      var end = buffer.count
+      if endingLine {
+        end -= 1
+        buffer[end] = UInt8(ascii: "\n")
+      }
+      var start = end
       repeat {
         start -= 1
         buffer[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
@@ -21,7 +27,7 @@ enum JSONInteger {
         start -= 1
         buffer[start] = UInt8(ascii: "-")
       }
-      return Data(UnsafeMutableBufferPointer(rebasing: buffer[start...]))
+      return FileContents(copying: UnsafeRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[start...])))
     }
   }
 
@@ -30,8 +36,8 @@ enum JSONInteger {
   ///
   /// Read digit by digit from the bytes: every change another process makes to an `Int` comes
   /// through here, and a `String` made to parse would be an allocation and a copy each time.
-  static func value(in data: Data) -> Int? {
-    data.withUnsafeBytes { bytes -> Int? in
+  static func value(in contents: FileContents) -> Int? {
+    contents.withUnsafeBytes { bytes -> Int? in
       var end = bytes.count
       if end > 0, bytes[end - 1] == UInt8(ascii: "\n") { end -= 1 }
       let isNegative = end > 0 && bytes[0] == UInt8(ascii: "-")

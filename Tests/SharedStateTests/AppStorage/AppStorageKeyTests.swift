@@ -122,14 +122,14 @@ struct AppStorageKeyTests {
     for value in [0, 7, -1, 42, Int.max, Int.min] {
       let written = try #require(try integers.encode(value))
       let throughEncoder = try #require(try coded.encode([value]))
-      #expect(written == Data(throughEncoder.dropFirst().dropLast(2)) + Data("\n".utf8))
+      #expect(written.data == Data(throughEncoder.data.dropFirst().dropLast(2)) + Data("\n".utf8))
       #expect(try integers.decode(written) == value)
     }
     // What the JSON decoder reads (or refuses) reads (or is refused) the same way.
     for text in ["5", " 5 \n", "5.0", "1e3", "-0", "007", "+5", "--5", "-", "", "\n", "99999999999999999999", "five"] {
       let data = Data(text.utf8)
-      let throughDecoder = (try? coded.decode(Data("[".utf8) + data + Data("]".utf8)))?.first
-      #expect((try? integers.decode(data)) == throughDecoder, "\(String(reflecting: text))")
+      let throughDecoder = (try? coded.decode(FileContents(Data("[".utf8) + data + Data("]".utf8))))?.first
+      #expect((try? integers.decode(FileContents(data))) == throughDecoder, "\(String(reflecting: text))")
     }
   }
 

@@ -19,7 +19,7 @@ struct ExclusiveCreationTests {
     defer { transaction.end() }
     // The transaction found no file; another program writes one now, taking no lock.
     try Data("5\n".utf8).write(to: URL(fileURLWithPath: target.string))
-    #expect(throws: Errno.fileExists) { try transaction.write(Data(), ifStillHolding: .missing) }
+    #expect(throws: Errno.fileExists) { try transaction.write(FileContents(Data()), ifStillHolding: .missing) }
     #expect(try String(contentsOfFile: target.string, encoding: .utf8) == "5\n")
   }
 

@@ -18,7 +18,8 @@ struct JSONIntegerTests {
     let values = Self.samples + (0..<2_000).map { _ in Int.random(in: .min ... .max, using: &generator) }
       + (0..<2_000).map { _ in Int.random(in: -1_000...1_000, using: &generator) }
     for value in values {
-      #expect(JSONInteger.text(of: value) == (try JSONEncoder().encode(value)), "\(value)")
+      #expect(JSONInteger.text(of: value).data == (try JSONEncoder().encode(value)), "\(value)")
+      #expect(JSONInteger.text(of: value, endingLine: true).data == (try JSONEncoder().encode(value)) + Data("\n".utf8), "\(value)")
     }
   }
 
@@ -28,17 +29,17 @@ struct JSONIntegerTests {
     for value in values {
       let text = JSONInteger.text(of: value)
       #expect(JSONInteger.value(in: text) == value)
-      #expect(JSONInteger.value(in: text + Data("\n".utf8)) == value)
+      #expect(JSONInteger.value(in: FileContents(text.data + Data("\n".utf8))) == value)
     }
     // A slice of larger bytes (as a page's snapshot may hand over) is read from its own start.
-    #expect(JSONInteger.value(in: Data("x-12\n".utf8).dropFirst()) == -12)
+    #expect(JSONInteger.value(in: FileContents(Data("x-12\n".utf8).dropFirst())) == -12)
     // Not the fast path's: left to the decoder, which decides as it always did.
     let refused = [
       "", "-", "007", "-0012", "+1", "1.0", "1e3", " 1", "1 ", "1\n\n", "\"1\"", "99999999999999999999",
       "9223372036854775808", "-9223372036854775809", "12a", "1-", "--1", "-\n", "\n", "1\n2",
     ]
     for text in refused {
-      #expect(JSONInteger.value(in: Data(text.utf8)) == nil, "\(text)")
+      #expect(JSONInteger.value(in: FileContents(text)) == nil, "\(text)")
     }
   }
 

@@ -100,7 +100,7 @@ struct LargeValueKnowledgeTests {
       Issue.record("the file's bytes were not returned: \(found)")
       return
     }
-    #expect(bytes == held)
+    #expect(bytes.data == held)
     #expect(try Data(contentsOf: URL(fileURLWithPath: target.string)) == held)
 
     // The bytes that are there: written.
@@ -143,10 +143,11 @@ struct LargeValueKnowledgeTests {
     large[0] = UInt8(ascii: "a")
     large[large.count - 1] = UInt8(ascii: "z")
     try Self.replace(target, with: large, in: directory)
-    guard case var .contents(read) = try DiskFile.forTesting(target).read() else {
+    guard case let .contents(contents) = try DiskFile.forTesting(target).read() else {
       Issue.record("no contents read")
       return
     }
+    var read = contents.data
     #expect(read == large)
     let copy = read
     read.count -= 10
@@ -184,8 +185,8 @@ struct LargeValueKnowledgeTests {
 
   /// The bytes a transaction found changed, `nil` when it found no change or no bytes.
   private static func changedContents(_ transaction: any FileTransaction) -> Data? {
-    guard case let .success(.contents(data))? = transaction.change else { return nil }
-    return data
+    guard case let .success(.contents(contents))? = transaction.change else { return nil }
+    return contents.data
   }
 
   /// Puts a file holding `contents` at `target` as a program that takes no lock does: written

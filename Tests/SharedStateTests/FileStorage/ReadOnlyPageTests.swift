@@ -30,7 +30,7 @@ struct ReadOnlyPageTests {
       Issue.record("no contents: \(reading.found)")
       return
     }
-    #expect(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "5")
+    #expect(String(decoding: data.data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "5")
 
     try mountPoint.remount(readOnly: false)
     // Written through the page mapped for reading only, this would fault.
@@ -56,7 +56,7 @@ struct ReadOnlyPageTests {
     func readHere(_ file: DiskFile) throws -> String? {
       let reading = file.reading(on: .delivery)
       guard case let .contents(data)? = try reading.found.get() else { return nil }
-      return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+      return String(decoding: data.data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
     let set = ChildProcess.run(DemoProcess.demoExecutable.path, ["set", "--file", path, longValue("a")])
     try #require(set.status == 0, "\(set.output)")
@@ -71,7 +71,7 @@ struct ReadOnlyPageTests {
       Issue.record("the second read found no contents")
       return
     }
-    #expect(String(decoding: again, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == longValue("a"))
+    #expect(String(decoding: again.data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == longValue("a"))
 
     try mountPoint.remount(readOnly: false)
     let transaction = file.beginTransaction()

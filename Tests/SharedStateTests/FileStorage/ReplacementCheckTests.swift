@@ -267,7 +267,7 @@ struct ReplacementCheckTests {
     let staged = FilePath(directory.path("staged.json"))
     try Data(text.utf8).write(to: URL(fileURLWithPath: staged.string))
     let inode = try staged.entryStatus()
-    page.announce(endingAt: ending, device: inode.device, inode: inode.inode, contents: Data(announced.utf8))
+    page.announce(endingAt: ending, device: inode.device, inode: inode.inode, contents: FileContents(announced))
     return staged
   }
 

@@ -19,9 +19,9 @@ private let jsonFormats = Mutex<[ObjectIdentifier: any Sendable]>([:])
 ///
 /// Each file ends with a newline, as shell tools expect.
 struct AppStorageFormat<Value>: Sendable {
-  let decode: @Sendable (Data) throws -> Value
+  let decode: @Sendable (FileContents) throws -> Value
   /// `nil` means "no file".
-  let encode: @Sendable (Value) throws -> Data?
+  let encode: @Sendable (Value) throws -> FileContents?
 }
 
 extension AppStorageFormat where Value: Codable & Sendable {
@@ -37,8 +37,9 @@ extension AppStorageFormat where Value: Codable & Sendable {
       let isOptional = Value.self is any AppStorageOptional.Type
       let isInteger = Value.self == Int.self
       let made = Self(
-        decode: { data in
-          if isInteger, let integer = JSONInteger.value(in: data) { return JSONInteger.value(integer, as: Value.self) }
+        decode: { contents in
+          if isInteger, let integer = JSONInteger.value(in: contents) { return JSONInteger.value(integer, as: Value.self) }
+          let data = contents.data
           do {
             return try AppStorageJSON.decode(Value.self, from: data)
           } catch {
@@ -47,13 +48,9 @@ extension AppStorageFormat where Value: Codable & Sendable {
           }
         },
         encode: { value in
-          if isInteger {
-            var data = JSONInteger.text(of: JSONInteger.integer(value))
-            data.append(UInt8(ascii: "\n"))
-            return data
-          }
+          if isInteger { return JSONInteger.text(of: JSONInteger.integer(value), endingLine: true) }
           if isOptional, let optional = value as? any AppStorageOptional, optional.isNone { return nil }
-          return try AppStorageJSON.encode(value)
+          return FileContents(try AppStorageJSON.encode(value))
         }
       )
       formats[type] = made
@@ -66,8 +63,8 @@ extension AppStorageFormat where Value: RawRepresentable & Sendable, Value.RawVa
   /// The raw value, as JSON.
   static var rawValue: Self {
     Self(
-      decode: { data in
-        let rawValue = try AppStorageJSON.decode(Value.RawValue.self, from: data)
+      decode: { contents in
+        let rawValue = try AppStorageJSON.decode(Value.RawValue.self, from: contents.data)
         guard let value = Value(rawValue: rawValue) else {
           throw DecodingError.dataCorrupted(
             DecodingError.Context(
@@ -78,7 +75,7 @@ extension AppStorageFormat where Value: RawRepresentable & Sendable, Value.RawVa
         }
         return value
       },
-      encode: { try AppStorageJSON.encode($0.rawValue) }
+      encode: { FileContents(try AppStorageJSON.encode($0.rawValue)) }
     )
   }
 }

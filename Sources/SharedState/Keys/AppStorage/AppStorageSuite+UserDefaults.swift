@@ -76,7 +76,7 @@ extension AppStorageSuite {
   /// is seconds since 1970 here: give that decoder `.secondsSince1970`.)
   public func data(forKey key: String) -> Data? {
     guard let contents = storedContents(forKey: key) else { return nil }
-    if let bytes = try? AppStorageFormat<Data>.json.decode(contents) { return bytes }
+    if let bytes = try? AppStorageFormat<Data>.json.decode(FileContents(contents)) { return bytes }
     let json = try? JSONSerialization.jsonObject(with: contents, options: .fragmentsAllowed)
     return json is [Any] || json is [String: Any] ? contents : nil
   }
@@ -96,9 +96,9 @@ extension AppStorageSuite {
   private func storedContents(forKey key: String) -> Data? {
     guard
       let file = try? storedFile(forKey: key),
-      case let .contents(data)? = try? file.read()
+      case let .contents(contents)? = try? file.read()
     else { return nil }
-    return data
+    return contents.data
   }
 
   /// What is stored under `key`, untyped: the same as ``object(forKey:)``.

@@ -149,9 +149,9 @@ extension AppStorageSuite {
     } catch {
       throw FileStorageError(.unreadable, path: file.path, underlying: error)
     }
-    guard case let .contents(data) = state else { return nil }
+    guard case let .contents(contents) = state else { return nil }
     do {
-      return try format.decode(data)
+      return try format.decode(contents)
     } catch {
       throw DecodingError.naming(file.path, in: error)
     }
@@ -207,7 +207,7 @@ extension AppStorageSuite {
           let state = isFirst ? try? file.read() : try? file.readIfChanged()
           switch state {
           case .missing: continuation.yield(nil)
-          case let .contents(data): if let value = try? format.decode(data) { continuation.yield(value) }
+          case let .contents(contents): if let value = try? format.decode(contents) { continuation.yield(value) }
           // A read returns bytes; a digest is only what the handle keeps.
           case .digest, nil: break
           }

@@ -12,7 +12,7 @@ struct ContentDigest: Hashable, Sendable {
   private let first: Int
   private let second: Int
 
-  /// Hashes `data`.
+  /// Hashes `contents`.
   ///
   /// Why two `Hasher`s are enough: `Hasher` is SipHash-1-3 keyed with a 128-bit seed drawn at
   /// random when the process starts, a keyed pseudo-random function. Fed two different fixed
@@ -29,14 +29,14 @@ struct ContentDigest: Hashable, Sendable {
   /// It costs one pass over the bytes, fed to both hashers a slice at a time so that each slice
   /// is read from memory once: about 0.7 ms per MB on these machines (2.5 ms under heavy
   /// load), less than decoding the same bytes.
-  init(_ data: Data) {
+  init(_ contents: FileContents) {
     var first = Hasher()
     var second = Hasher()
     first.combine(Self.firstPrefix)
     second.combine(Self.secondPrefix)
-    first.combine(data.count)
-    second.combine(data.count)
-    data.withUnsafeBytes { bytes in
+    first.combine(contents.count)
+    second.combine(contents.count)
+    contents.withUnsafeBytes { bytes in
       var start = 0
       while start < bytes.count {
         let end = min(start + Self.slice, bytes.count)
@@ -46,15 +46,15 @@ struct ContentDigest: Hashable, Sendable {
         start = end
       }
     }
-    count = data.count
+    count = contents.count
     self.first = first.finalize()
     self.second = second.finalize()
   }
 
-  /// Whether `data` is the contents this digest was made of (hashed only when the lengths
+  /// Whether `contents` are the contents this digest was made of (hashed only when the lengths
   /// agree).
-  func matches(_ data: Data) -> Bool {
-    data.count == count && ContentDigest(data) == self
+  func matches(_ contents: FileContents) -> Bool {
+    contents.count == count && ContentDigest(contents) == self
   }
 
   // Fixed and different; any two distinct values would do.

@@ -115,7 +115,7 @@ final class CoordinationPage: @unchecked Sendable {
       )
       let count = Int(truncatingIfNeeded: word(10).load(ordering: .relaxed))
       guard identity == described, count >= 0, count <= Self.contentsCapacity, count <= limit else { return nil }
-      state = .contents(Data(bytes: base + Self.contentsOffset, count: count))
+      state = .contents(FileContents(copying: UnsafeRawBufferPointer(start: base + Self.contentsOffset, count: count)))
     default:
       // 0: nothing copied; 3: the identity without the contents.
       return nil
@@ -155,7 +155,7 @@ final class CoordinationPage: @unchecked Sendable {
   /// The contents go where a finished write's go: nobody trusts them while the sequence is odd,
   /// except as this announcement, and ``finishWrite(sequence:identity:state:)`` then has them in
   /// place already.
-  func announce(endingAt sequence: UInt64, device: UInt64, inode: UInt64, contents: Data) {
+  func announce(endingAt sequence: UInt64, device: UInt64, inode: UInt64, contents: FileContents) {
     guard contents.count <= Self.contentsCapacity else { return }
     copyIntoContents(contents)
     word(12).store(device, ordering: .relaxed)
@@ -181,8 +181,8 @@ final class CoordinationPage: @unchecked Sendable {
 
   /// A copy of the contents `announcement` announced: apart from the announcement, so that a
   /// reader that knows them already copies nothing.
-  func announcedContents(_ announcement: Announcement) -> Data {
-    Data(bytes: base + Self.contentsOffset, count: announcement.count)
+  func announcedContents(_ announcement: Announcement) -> FileContents {
+    FileContents(copying: UnsafeRawBufferPointer(start: base + Self.contentsOffset, count: announcement.count))
   }
 
   /// Whether the write ending at `sequence` is still under way or has finished, and no other
@@ -204,7 +204,7 @@ final class CoordinationPage: @unchecked Sendable {
       // the page would say nothing of the contents.
       assertionFailure("a write publishes the bytes it wrote, not their digest")
       word(9).store(0, ordering: .relaxed)
-    case let (.contents(data), identity?):
+    case let (.contents(contents), identity?):
       for (index, value) in [
         identity.device, identity.inode, UInt64(bitPattern: identity.size),
         UInt64(bitPattern: identity.modificationSeconds), UInt64(bitPattern: identity.modificationNanoseconds),
@@ -212,12 +212,12 @@ final class CoordinationPage: @unchecked Sendable {
       ].enumerated() {
         word(2 + index).store(value, ordering: .relaxed)
       }
-      if data.count <= Self.contentsCapacity {
+      if contents.count <= Self.contentsCapacity {
         // Announced by this very write (sequences are never reused), the bytes are in place.
         let isAnnounced = word(11).load(ordering: .relaxed) == sequence
-          && word(14).load(ordering: .relaxed) == UInt64(data.count)
-        if !isAnnounced { copyIntoContents(data) }
-        word(10).store(UInt64(data.count), ordering: .relaxed)
+          && word(14).load(ordering: .relaxed) == UInt64(contents.count)
+        if !isAnnounced { copyIntoContents(contents) }
+        word(10).store(UInt64(contents.count), ordering: .relaxed)
         word(9).store(2, ordering: .relaxed)
       } else {
         word(9).store(3, ordering: .relaxed)
@@ -229,9 +229,9 @@ final class CoordinationPage: @unchecked Sendable {
     word(0).store(sequence, ordering: .releasing)
   }
 
-  /// Copies `data` (which fits) to the contents' place. Call it with the sequence odd.
-  private func copyIntoContents(_ data: Data) {
-    data.withUnsafeBytes { bytes in
+  /// Copies `contents` (which fit) to the contents' place. Call it with the sequence odd.
+  private func copyIntoContents(_ contents: FileContents) {
+    contents.withUnsafeBytes { bytes in
       if let source = bytes.baseAddress { (base + Self.contentsOffset).copyMemory(from: source, byteCount: bytes.count) }
     }
   }

@@ -282,7 +282,7 @@ final class DiskFile: StoredFile, Sendable {
 
   /// The write a read makes (the placeholder, a stored default): see ``ReadCreation``, which may
   /// refuse it before any lock is taken.
-  func write(_ contents: Data, ifStillHolding expected: FileState) throws -> FileState {
+  func write(_ contents: FileContents, ifStillHolding expected: FileState) throws -> FileState {
     try ReadCreation.check(resources.paths)
     if expected == .missing {
       // No lock file, no scratch file: the file alone, created whole (see `UnlockedCreation`).

@@ -88,7 +88,7 @@ final class DiskFileTransaction: FileTransaction {
   /// Commits `contents` when the file holds `expected` (`.missing`: no entry at the target
   /// name), as the transaction's refresh read it; otherwise returns what is there. A file is
   /// created without replacing anything (see ``StoredFile/write(_:ifStillHolding:)``).
-  func write(_ contents: Data, ifStillHolding expected: FileState) throws -> FileState {
+  func write(_ contents: FileContents, ifStillHolding expected: FileState) throws -> FileState {
     if case let .failure(error)? = change { throw error }
     // The refresh brought the handle up to date: what it read when the file changed (the
     // bytes), otherwise the handle's knowledge (a digest, for a large file).

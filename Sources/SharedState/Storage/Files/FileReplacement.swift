@@ -69,7 +69,7 @@ final class FileReplacement {
   /// - Throws: `Errno.fileExists` when `exclusively` and a file is at the target name; the
   ///   written scratch file then stays the scratch.
   func replaceTarget(
-    with data: Data,
+    with contents: FileContents,
     scratch prepared: OpenInode,
     durability: FileDurability,
     closingEachTime: Bool,
@@ -78,11 +78,11 @@ final class FileReplacement {
     var scratch = prepared
     let descriptor = scratch.descriptor
     do {
-      try data.withUnsafeBytes { bytes throws in try descriptor.write(at: 0, bytes) }
-      if scratch.size != Int64(data.count) {
-        try descriptor.truncate(to: Int64(data.count))
+      try contents.withUnsafeBytes { bytes throws in try descriptor.write(at: 0, bytes) }
+      if scratch.size != Int64(contents.count) {
+        try descriptor.truncate(to: Int64(contents.count))
       }
-      scratch.size = Int64(data.count)
+      scratch.size = Int64(contents.count)
       if atScratch != nil { atScratch = scratch }
       if durability == .flushedToDisk { try descriptor.synchronize() }
       // A first write closes what it wrote before the exchange too: closed after it (at the
@@ -123,7 +123,7 @@ final class FileReplacement {
     // The identity keeps this write's size, so that no look takes that file for this write.
     // (One of the same size still passes for it: a limit like the timestamps', not worth a
     // second `fstat` on every write.)
-    identity.size = Int64(data.count)
+    identity.size = Int64(contents.count)
     return identity
   }
 

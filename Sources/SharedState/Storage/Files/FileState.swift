@@ -11,7 +11,7 @@ enum FileState: Sendable {
   /// No file exists at the path.
   case missing
   /// The file's complete contents.
-  case contents(Data)
+  case contents(FileContents)
   /// The digest of the file's contents, in place of contents longer than
   /// ``largestKeptContents``.
   case digest(ContentDigest)
@@ -44,6 +44,13 @@ extension FileState: Equatable {
   }
 }
 
+extension FileState {
+  /// The file's complete contents, `data`.
+  static func contents(_ data: Data) -> FileState {
+    .contents(FileContents(data))
+  }
+}
+
 extension Optional<FileState> {
   /// Whether the two are both `nil`, or stand for the same contents: `==` without the tuple that
   /// `Optional`'s own forms (see `FileState`'s `==`).
@@ -70,8 +77,8 @@ extension FileState {
   /// What a handle keeps of this state to compare later reads with: itself, or the digest of
   /// contents longer than ``largestKeptContents``.
   var kept: FileState {
-    guard case let .contents(data) = self, data.count > Self.largestKeptContents else { return self }
-    return .digest(ContentDigest(data))
+    guard case let .contents(contents) = self, contents.count > Self.largestKeptContents else { return self }
+    return .digest(ContentDigest(contents))
   }
 
   /// Whether this is a digest: knowledge to compare with, which cannot be decoded or written.
@@ -84,7 +91,7 @@ extension FileState {
   func fits(_ limit: Int) -> Bool {
     switch self {
     case .missing: true
-    case let .contents(data): data.count <= limit
+    case let .contents(contents): contents.count <= limit
     case let .digest(digest): digest.count <= limit
     }
   }

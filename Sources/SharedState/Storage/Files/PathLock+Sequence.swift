@@ -60,7 +60,7 @@ extension PathLock {
   /// inode of `scratch`, about to be exchanged into place, holding `contents` (see
   /// ``CoordinationPage/announce(endingAt:device:inode:contents:)``). Call it holding the
   /// exclusive lock, before the exchange.
-  func announce(_ write: AnnouncedWrite, exchanging scratch: OpenInode, holding contents: Data) {
+  func announce(_ write: AnnouncedWrite, exchanging scratch: OpenInode, holding contents: FileContents) {
     write.page?.announce(endingAt: write.sequence, device: scratch.device, inode: scratch.inode, contents: contents)
   }
 

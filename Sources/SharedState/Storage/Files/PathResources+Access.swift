@@ -146,10 +146,10 @@ extension PathResources {
     }
     do {
       var identity: FileIdentity?
-      if case let .contents(data) = state, let scratch {
-        lock.announce(announced, exchanging: scratch, holding: data)
+      if case let .contents(contents) = state, let scratch {
+        lock.announce(announced, exchanging: scratch, holding: contents)
         identity = try replacement.replaceTarget(
-          with: data, scratch: scratch, durability: durability, closingEachTime: lock.isOnNetwork,
+          with: contents, scratch: scratch, durability: durability, closingEachTime: lock.isOnNetwork,
           exclusively: exclusively
         )
       } else {

@@ -44,7 +44,7 @@ final class PathResources: @unchecked Sendable {
   /// sequence every reader finds without a lock file.
   ///
   /// Touches nothing of `replacement` but its permissions (immutable): no lock is held.
-  func createWithoutLock(_ contents: Data, durability: FileDurability) -> UnlockedCreation.Outcome {
+  func createWithoutLock(_ contents: FileContents, durability: FileDurability) -> UnlockedCreation.Outcome {
     guard durability == .atomic else { return .needsLock }
     return UnlockedCreation.create(contents, at: paths, permissions: replacement.filePermissions)
   }

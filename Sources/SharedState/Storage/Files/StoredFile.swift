@@ -61,7 +61,7 @@ protocol StoredFile: AnyObject, Sendable {
   /// - Returns: What the file holds afterwards: `contents` when this call wrote it, what
   ///   someone else wrote otherwise.
   /// - Throws: Why the transaction could not begin or the file could not be read or written.
-  func write(_ contents: Data, ifStillHolding expected: FileState) throws -> FileState
+  func write(_ contents: FileContents, ifStillHolding expected: FileState) throws -> FileState
 
   /// Tells `onEvent` what may have happened to the file, until the token is cancelled or
   /// released. ``FileWatchEvent`` says what is delivered, when and on which thread.
@@ -90,7 +90,7 @@ extension StoredFile {
 
   /// Creates the file with `contents` if, and only if, no file is at its path: see
   /// ``write(_:ifStillHolding:)``.
-  func createIfMissing(_ contents: Data) throws -> FileState {
+  func createIfMissing(_ contents: FileContents) throws -> FileState {
     try write(contents, ifStillHolding: .missing)
   }
 }

@@ -52,9 +52,9 @@ enum UnlockedCreation {
   /// lock, nothing worse.
   private static let processID = getpid()
 
-  /// Creates the target of `paths` holding `data`, with `permissions` (less the umask), when
+  /// Creates the target of `paths` holding `contents`, with `permissions` (less the umask), when
   /// there is no lock file and nothing at the target name.
-  static func create(_ data: Data, at paths: CompanionPaths, permissions: FilePermissions) -> Outcome {
+  static func create(_ contents: FileContents, at paths: CompanionPaths, permissions: FilePermissions) -> Outcome {
     // Any entry at the lock name (even one that is not a lock file) leaves it to the lock, which
     // judges it.
     do {
@@ -75,7 +75,7 @@ enum UnlockedCreation {
     }
     let inode: EntryStatus
     do {
-      try data.withUnsafeBytes { bytes throws in try descriptor.write(at: 0, bytes) }
+      try contents.withUnsafeBytes { bytes throws in try descriptor.write(at: 0, bytes) }
       inode = try descriptor.status()
     } catch {
       descriptor.closeIgnoringFailure()
@@ -105,7 +105,7 @@ enum UnlockedCreation {
       atTarget.device == inode.device, atTarget.inode == inode.inode
     else { return .created(nil) }
     var identity = atTarget.identity
-    identity.size = Int64(data.count)
+    identity.size = Int64(contents.count)
     return .created(identity)
   }
 }

@@ -97,7 +97,7 @@ private final class InMemoryFileTransaction: FileTransaction {
     guard isHeld else { throw TransactionEnded(path: file.path) }
     if let readFailure { throw readFailure }
     switch state {
-    case let .contents(data): file.fileSystem.write(data, atPath: file.path)
+    case let .contents(contents): file.fileSystem.write(contents.data, atPath: file.path)
     case .missing: file.fileSystem.removeFile(atPath: file.path)
     case .digest: preconditionFailure("a digest is what a handle keeps to compare, never what is written")
     }
@@ -116,7 +116,7 @@ private final class InMemoryFileTransaction: FileTransaction {
 }
 
 extension InMemoryFile {
-  func write(_ contents: Data, ifStillHolding expected: FileState) throws -> FileState {
+  func write(_ contents: FileContents, ifStillHolding expected: FileState) throws -> FileState {
     fileSystem.lockExclusively()
     defer { fileSystem.unlockExclusively() }
     let state = fileSystem.read(atPath: path)
@@ -124,7 +124,7 @@ extension InMemoryFile {
       remember(state)
       return state
     }
-    fileSystem.write(contents, atPath: path)
+    fileSystem.write(contents.data, atPath: path)
     remember(.contents(contents))
     return .contents(contents)
   }
