@@ -348,21 +348,25 @@ extension SharedReaderKey {
     durability: FileDurability = .atomic,
     maximumReadSize: Int = FileStorage.defaultMaximumReadSize
   ) -> Self where Self == FileStorageKey<Value> {
-    // An `Int` is written and read without the coders when they are Foundation's own (a
-    // subclass may write otherwise): the same bytes, at a fraction of the cost.
-    let isInteger = Value.self == Int.self
-    let encodesPlainly = isInteger && type(of: encoder) == JSONEncoder.self
-    let decodesPlainly = isInteger && type(of: decoder) == JSONDecoder.self
+    // An `Int`, a `Bool` or a `String` is written and read without the coders when they are
+    // Foundation's own (a subclass may write otherwise): the same bytes, at a fraction of the
+    // cost (see `PlainJSON`). Their options are asked once, here.
+    let kind = PlainJSON.kind(of: Value.self)
+    let encodingKind = type(of: encoder) == JSONEncoder.self ? kind : nil
+    let decodingKind = type(of: decoder) == JSONDecoder.self && !decoder.assumesTopLevelDictionary ? kind : nil
+    let escapesSlashes = !encoder.outputFormatting.contains(.withoutEscapingSlashes)
     return FileStorageKey(
       url: url,
       contents: { contents in
-        if decodesPlainly, let integer = JSONInteger.value(in: contents) {
-          return JSONInteger.value(integer, as: Value.self)
-        }
+        if let decodingKind, let value = PlainJSON.value(in: contents, as: decodingKind, Value.self) { return value }
         return try decoder.decode(Value.self, from: contents.data)
       },
       encode: { value in
-        if encodesPlainly { return JSONInteger.text(of: JSONInteger.integer(value)) }
+        if let encodingKind,
+          let text = PlainJSON.text(of: value, as: encodingKind, escapingSlashes: escapesSlashes, endingLine: false)
+        {
+          return text
+        }
         return FileContents(try encoder.encode(value))
       },
       durability: durability,

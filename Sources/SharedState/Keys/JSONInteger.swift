@@ -59,19 +59,4 @@ enum JSONInteger {
       return negated == .min ? nil : -negated
     }
   }
-
-  /// `value`, of a type the caller has checked is `Int`, as an `Int`.
-  ///
-  /// A bit cast from a type to itself: a dynamic cast (`as!`) would look the types up at run
-  /// time on every write.
-  static func integer<Value>(_ value: Value) -> Int {
-    precondition(Value.self == Int.self)
-    return unsafeBitCast(value, to: Int.self)
-  }
-
-  /// `integer` as a `Value`, of a type the caller has checked is `Int` (see ``integer(_:)``).
-  static func value<Value>(_ integer: Int, as _: Value.Type) -> Value {
-    precondition(Value.self == Int.self)
-    return unsafeBitCast(integer, to: Value.self)
-  }
 }

@@ -35,10 +35,11 @@ extension AppStorageFormat where Value: Codable & Sendable {
       if let known = formats[type] { return known as! Self }
       // Asked once per format rather than cast on every write.
       let isOptional = Value.self is any AppStorageOptional.Type
-      let isInteger = Value.self == Int.self
+      // An `Int`, a `Bool` or a `String` without the coders (see `PlainJSON`).
+      let kind = PlainJSON.kind(of: Value.self)
       let made = Self(
         decode: { contents in
-          if isInteger, let integer = JSONInteger.value(in: contents) { return JSONInteger.value(integer, as: Value.self) }
+          if let kind, let value = PlainJSON.value(in: contents, as: kind, Value.self) { return value }
           let data = contents.data
           do {
             return try AppStorageJSON.decode(Value.self, from: data)
@@ -48,7 +49,10 @@ extension AppStorageFormat where Value: Codable & Sendable {
           }
         },
         encode: { value in
-          if isInteger { return JSONInteger.text(of: JSONInteger.integer(value), endingLine: true) }
+          // The encoder writes slashes as they are (`.withoutEscapingSlashes`).
+          if let kind, let text = PlainJSON.text(of: value, as: kind, escapingSlashes: false, endingLine: true) {
+            return text
+          }
           if isOptional, let optional = value as? any AppStorageOptional, optional.isNone { return nil }
           return FileContents(try AppStorageJSON.encode(value))
         }
