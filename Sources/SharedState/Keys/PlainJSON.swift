@@ -73,7 +73,8 @@ enum PlainJSON {
         if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
         if escapingSlashes, byte == UInt8(ascii: "/") { count += 1 }
       }
-      let text = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+      // Written on the stack (a setting's JSON is short), then copied into the contents.
+      return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { buffer in
         var index = 0
         func append(_ byte: UInt8) {
           buffer[index] = byte
@@ -86,9 +87,8 @@ enum PlainJSON {
         }
         append(UInt8(ascii: "\""))
         if endingLine { append(UInt8(ascii: "\n")) }
-        initialized = index
+        return FileContents(copying: UnsafeRawBufferPointer(buffer))
       }
-      return text.withUnsafeBytes { FileContents(copying: $0) }
     }
   }
 
