@@ -358,7 +358,7 @@ extension SharedReaderKey {
     return FileStorageKey(
       url: url,
       contents: { contents in
-        if let decodingKind, let value = PlainJSON.value(in: contents, as: decodingKind, Value.self) { return value }
+        if let decodingKind, let parsed = PlainJSON.parse(contents, as: decodingKind) { return parsed.value(as: Value.self) }
         return try decoder.decode(Value.self, from: contents.data)
       },
       encode: { value in

@@ -43,23 +43,44 @@ enum PlainJSON {
     }
   }
 
-  /// The value of kind `kind` that `contents` hold, written as ``text(of:as:escapingSlashes:endingLine:)``
-  /// writes it (with or without a final newline); `nil` for anything else, which the caller then
-  /// gives to its decoder.
-  static func value<Value>(in contents: FileContents, as kind: Kind, _: Value.Type) -> Value? {
+  /// A value the fast path read: concrete, so that a key's decoder, which runs generic code,
+  /// forms no `Optional<Value>` (a run-time metadata look-up on every change).
+  enum Parsed {
+    case integer(Int)
+    case boolean(Bool)
+    case string(String)
+
+    /// The value as `Value`, the type whose kind was read.
+    func value<Value>(as _: Value.Type) -> Value {
+      switch self {
+      case let .integer(integer): cast(integer, to: Value.self)
+      case let .boolean(boolean): cast(boolean, to: Value.self)
+      case let .string(string): cast(string, to: Value.self)
+      }
+    }
+  }
+
+  /// The value of kind `kind` that `contents` hold, written as
+  /// ``text(of:as:escapingSlashes:endingLine:)`` writes it (with or without a final newline);
+  /// `nil` for anything else, which the caller then gives to its decoder.
+  static func parse(_ contents: FileContents, as kind: Kind) -> Parsed? {
     switch kind {
     case .integer:
-      return JSONInteger.value(in: contents).map { cast($0, to: Value.self) }
+      guard let integer = JSONInteger.value(in: contents) else { return nil }
+      return .integer(integer)
     case .boolean:
-      return contents.withUnsafeBytes { bytes -> Bool? in
+      let boolean = contents.withUnsafeBytes { bytes -> Bool? in
         switch withoutFinalNewline(bytes).count {
         case 4: bytes.starts(with: "true".utf8) ? true : nil
         case 5: bytes.starts(with: "false".utf8) ? false : nil
         default: nil
         }
-      }.map { cast($0, to: Value.self) }
+      }
+      guard let boolean else { return nil }
+      return .boolean(boolean)
     case .string:
-      return stringValue(in: contents).map { cast($0, to: Value.self) }
+      guard let string = stringValue(in: contents) else { return nil }
+      return .string(string)
     }
   }
 

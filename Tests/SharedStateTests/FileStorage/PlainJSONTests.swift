@@ -67,21 +67,21 @@ struct PlainJSONTests {
     for text in texts {
       let contents = FileContents(text)
       let shown = String(reflecting: String(decoding: text, as: UTF8.self))
-      let string = PlainJSON.value(in: contents, as: .string, String.self)
+      let string = PlainJSON.parse(contents, as: .string)?.value(as: String.self)
       if let string { #expect(string == (try? decoder.decode(String.self, from: text)), "\(shown)") }
-      let bool = PlainJSON.value(in: contents, as: .boolean, Bool.self)
+      let bool = PlainJSON.parse(contents, as: .boolean)?.value(as: Bool.self)
       if let bool { #expect(bool == (try? decoder.decode(Bool.self, from: text)), "\(shown)") }
     }
     // What the fast path writes, it reads.
     for string in Self.strings {
       for endingLine in [false, true] {
         guard let text = PlainJSON.text(of: string, as: .string, escapingSlashes: false, endingLine: endingLine) else { continue }
-        #expect(PlainJSON.value(in: text, as: .string, String.self) == string, "\(String(reflecting: string))")
+        #expect(PlainJSON.parse(text, as: .string)?.value(as: String.self) == string, "\(String(reflecting: string))")
       }
     }
     for value in [false, true] {
       let text = try #require(PlainJSON.text(of: value, as: .boolean, escapingSlashes: true, endingLine: true))
-      #expect(PlainJSON.value(in: text, as: .boolean, Bool.self) == value)
+      #expect(PlainJSON.parse(text, as: .boolean)?.value(as: Bool.self) == value)
     }
   }
 

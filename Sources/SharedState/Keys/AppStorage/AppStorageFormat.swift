@@ -39,7 +39,7 @@ extension AppStorageFormat where Value: Codable & Sendable {
       let kind = PlainJSON.kind(of: Value.self)
       let made = Self(
         decode: { contents in
-          if let kind, let value = PlainJSON.value(in: contents, as: kind, Value.self) { return value }
+          if let kind, let parsed = PlainJSON.parse(contents, as: kind) { return parsed.value(as: Value.self) }
           let data = contents.data
           do {
             return try AppStorageJSON.decode(Value.self, from: data)
