@@ -85,6 +85,21 @@ struct PlainJSONTests {
     }
   }
 
+  /// A decoder told to assume a top-level dictionary reads none of these scalars: a key with
+  /// one decodes through it, as it would without the fast path.
+  @Test func aDecoderThatAssumesADictionaryKeepsTheCoders() throws {
+    let directory = try TemporaryDirectory()
+    let url = URL(fileURLWithPath: directory.path("value.json"))
+    let assuming = JSONDecoder()
+    assuming.assumesTopLevelDictionary = true
+    let plain: FileStorageKey<Int> = .fileStorage(url)
+    let withDictionary: FileStorageKey<Int> = .fileStorage(url, decoder: assuming)
+    let contents = FileState.contents(Data("42".utf8))
+    #expect(try plain.decoded(contents).get() == 42)
+    #expect(throws: (any Error).self) { try withDictionary.decoded(contents).get() }
+    #expect(throws: (any Error).self) { try assuming.decode(Int.self, from: Data("42".utf8)) }
+  }
+
   /// The fast path is the keys': a file key writes a string as `JSONEncoder()` does (slashes
   /// escaped), and reads it back.
   @Test func aFileKeyWritesAStringAsJSONEncoderDoes() throws {
