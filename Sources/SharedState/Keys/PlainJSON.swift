@@ -91,8 +91,7 @@ enum PlainJSON {
     return string.withUTF8 { utf8 -> FileContents? in
       var count = utf8.count + 2 + (endingLine ? 1 : 0)
       for byte in utf8 {
-        // What JSON requires escaped: quotation marks, backslashes and control characters.
-        if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
+        if mustBeEscaped(byte) { return nil }
         if escapingSlashes, byte == UInt8(ascii: "/") { count += 1 }
       }
       // Written on the stack (a setting's JSON is short), then copied into the contents.
@@ -121,11 +120,15 @@ enum PlainJSON {
       let text = withoutFinalNewline(bytes)
       guard text.count >= 2, text.first == UInt8(ascii: "\""), text.last == UInt8(ascii: "\"") else { return nil }
       let inside = UnsafeRawBufferPointer(rebasing: text[1..<(text.count - 1)])
-      for byte in inside where byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 {
-        return nil
-      }
+      guard !inside.contains(where: mustBeEscaped) else { return nil }
       return String(validating: inside, as: UTF8.self)
     }
+  }
+
+  /// Whether JSON requires `byte` escaped inside a string: a quotation mark, a backslash, a
+  /// control character.
+  private static func mustBeEscaped(_ byte: UInt8) -> Bool {
+    byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20
   }
 
   /// `bytes` without one final newline, if they end with one.

@@ -76,9 +76,10 @@ extension AppStorageSuite {
   /// is seconds since 1970 here: give that decoder `.secondsSince1970`.)
   public func data(forKey key: String) -> Data? {
     guard let contents = storedContents(forKey: key) else { return nil }
-    if let bytes = try? AppStorageFormat<Data>.json.decode(FileContents(contents)) { return bytes }
-    let json = try? JSONSerialization.jsonObject(with: contents, options: .fragmentsAllowed)
-    return json is [Any] || json is [String: Any] ? contents : nil
+    if let bytes = try? AppStorageFormat<Data>.json.decode(contents) { return bytes }
+    let data = contents.data
+    let json = try? JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed)
+    return json is [Any] || json is [String: Any] ? data : nil
   }
 
   /// What is stored under `key`, as the JSON value it is (a number, `Bool`, `String`, array or
@@ -89,16 +90,16 @@ extension AppStorageSuite {
   /// to get the value back as it was stored.
   public func object(forKey key: String) -> Any? {
     guard let contents = storedContents(forKey: key) else { return nil }
-    return try? JSONSerialization.jsonObject(with: contents, options: .fragmentsAllowed)
+    return try? JSONSerialization.jsonObject(with: contents.data, options: .fragmentsAllowed)
   }
 
   /// The bytes of `key`'s file, or `nil` when there is none or it cannot be read.
-  private func storedContents(forKey key: String) -> Data? {
+  private func storedContents(forKey key: String) -> FileContents? {
     guard
       let file = try? storedFile(forKey: key),
       case let .contents(contents)? = try? file.read()
     else { return nil }
-    return contents.data
+    return contents
   }
 
   /// What is stored under `key`, untyped: the same as ``object(forKey:)``.
