@@ -108,14 +108,14 @@ extension FileReplacement {
     return (scratch, opened.status)
   }
 
-  /// The inode this process keeps open that is at the scratch name (`status`), made the scratch
-  /// with the size it has now (another process may have written it since this one did); `nil`
-  /// when neither is.
+  /// The inode this process keeps open for writing that is at the scratch name (`status`), made
+  /// the scratch with the size it has now (another process may have written it since this one
+  /// did); `nil` when neither is (or the one that is was opened only for reading).
   private func keptInode(at status: EntryStatus, besides target: EntryStatus?) -> OpenInode? {
     let scratch: OpenInode
-    if let atScratch, atScratch.isInode(of: status) {
+    if let atScratch, atScratch.isWritable, atScratch.isInode(of: status) {
       scratch = atScratch
-    } else if let atTarget, atTarget.isInode(of: status) {
+    } else if let atTarget, atTarget.isWritable, atTarget.isInode(of: status) {
       // Kept as the target: the inode kept as the scratch stays open as the target if it is
       // there, and is closed otherwise.
       scratch = atTarget
@@ -124,7 +124,7 @@ extension FileReplacement {
     } else {
       return nil
     }
-    atScratch = OpenInode(descriptor: scratch.descriptor, status: status)
+    atScratch = scratch.updated(to: status)
     return atScratch
   }
 

@@ -57,6 +57,14 @@ extension FileDescriptor {
     return total
   }
 
+  /// Reads what one call gives at `offset`, up to `buffer.count` bytes: fewer at the end of the
+  /// file, and wherever a file system returns less; none at or past the end.
+  ///
+  /// swift-system's `read(fromAbsoluteOffset:into:)` (C: `pread`), once.
+  func readOnce(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
+    try errnoOnly { try read(fromAbsoluteOffset: offset, into: buffer) }
+  }
+
   /// Writes all of `bytes` at `offset`.
   ///
   /// swift-system's `write(toAbsoluteOffset:_:)` (C: `pwrite`), repeated until everything is
