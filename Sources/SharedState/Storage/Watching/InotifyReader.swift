@@ -96,8 +96,9 @@ final class InotifyReader: @unchecked Sendable {
   /// ``DirectoryWatcher/RegistrationsCache``).
   @exclusivity(unchecked) private var registrationsCache = DirectoryWatcher.RegistrationsCache()
 
-  /// What the events of one watch are routed by.
-  private struct WatchRoute {
+  /// What the events of one watch are routed by. A class: each event takes its watch's route,
+  /// one retain rather than one for each of the three.
+  private final class WatchRoute {
     /// The watched path.
     let path: FilePath
     /// The names the watch guards (see ``WatchPlan/isGuarded(_:in:)``); `nil` when it guards none.
@@ -105,6 +106,12 @@ final class InotifyReader: @unchecked Sendable {
     /// The key its files' events are routed by; `nil` when they do not count (its path is no
     /// watched directory of the plan).
     let routingKey: PathKey?
+
+    init(path: FilePath, guardedNames: Set<String>?, routingKey: PathKey?) {
+      self.path = path
+      self.guardedNames = guardedNames
+      self.routingKey = routingKey
+    }
   }
 
   private struct RoutedEvent: Equatable {
@@ -404,7 +411,8 @@ final class InotifyReader: @unchecked Sendable {
       return []
     }
     let routed = RoutedEvent(descriptor: event.descriptor, name: name, event: change)
-    if routedInRead[..<routedInReadCount].contains(routed) { return [] }
+    // By index: a slice of the array would retain its storage on every event.
+    for index in 0..<routedInReadCount where routedInRead[index] == routed { return [] }
     // Bounded: a read about many files looks at those past the first few once per event.
     if routedInReadCount < routedInRead.count {
       routedInRead[routedInReadCount] = routed
