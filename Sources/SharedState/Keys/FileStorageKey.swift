@@ -348,9 +348,9 @@ extension SharedReaderKey {
     durability: FileDurability = .atomic,
     maximumReadSize: Int = FileStorage.defaultMaximumReadSize
   ) -> Self where Self == FileStorageKey<Value> {
-    // An `Int`, a `Bool` or a `String` is written and read without the coders when they are
-    // Foundation's own (a subclass may write otherwise): the same bytes, at a fraction of the
-    // cost (see `PlainJSON`). Their options are asked once, here.
+    // An `Int`, a `Bool`, a `Double` or a `String` is written and read without the coders when
+    // they are Foundation's own (a subclass may write otherwise): the same bytes, at a fraction
+    // of the cost (see `PlainJSON`). Their options are asked once, here.
     let kind = PlainJSON.kind(of: Value.self)
     let encodingKind = type(of: encoder) == JSONEncoder.self ? kind : nil
     let decodingKind = type(of: decoder) == JSONDecoder.self && !decoder.assumesTopLevelDictionary ? kind : nil

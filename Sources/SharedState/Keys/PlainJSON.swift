@@ -1,8 +1,8 @@
 import Foundation
 
-/// The JSON of the commonest setting types, `Int`, `Bool` and `String`, written and read
-/// without `JSONEncoder` and `JSONDecoder`: byte for byte what Foundation's coders write for such
-/// a top-level value, and read as they read it.
+/// The JSON of the commonest setting types, `Int`, `Bool`, `Double` and `String`, written and
+/// read without `JSONEncoder` and `JSONDecoder`: byte for byte what Foundation's coders write for
+/// such a top-level value, and read as they read it.
 ///
 /// Every change of a setting reaches each watching process through a decoder, and every write
 /// goes through an encoder; for a single scalar, the coders' generic machinery costs 0.5–0.9 µs
@@ -14,6 +14,7 @@ enum PlainJSON {
   enum Kind: Sendable {
     case integer
     case boolean
+    case double
     case string
   }
 
@@ -21,13 +22,14 @@ enum PlainJSON {
   static func kind<Value>(of _: Value.Type) -> Kind? {
     if Value.self == Int.self { return .integer }
     if Value.self == Bool.self { return .boolean }
+    if Value.self == Double.self { return .double }
     if Value.self == String.self { return .string }
     return nil
   }
 
   /// The JSON of `value`, of kind `kind`, as `JSONEncoder` writes it, with a final newline when
-  /// `endingLine` says so; `nil` for a string the fast path leaves to the encoder (one that
-  /// needs escapes).
+  /// `endingLine` says so; `nil` for a value the fast path leaves to the encoder (a string that
+  /// needs escapes, a `Double` that is not finite, which the encoder's strategy decides).
   ///
   /// - Parameter escapingSlashes: Whether the encoder writes `/` as `\/`, as `JSONEncoder` does
   ///   unless told `.withoutEscapingSlashes`.
@@ -38,6 +40,8 @@ enum PlainJSON {
     case .boolean:
       let text = cast(value, to: Bool.self) ? "true" : "false"
       return FileContents(Data((endingLine ? text + "\n" : text).utf8))
+    case .double:
+      return doubleText(cast(value, to: Double.self), endingLine: endingLine)
     case .string:
       return stringText(cast(value, to: String.self), escapingSlashes: escapingSlashes, endingLine: endingLine)
     }
@@ -49,6 +53,7 @@ enum PlainJSON {
   enum Parsed {
     case integer(Int)
     case boolean(Bool)
+    case double(Double)
     case string(String)
 
     /// The value as `Value`, the type whose kind was read.
@@ -56,6 +61,7 @@ enum PlainJSON {
       switch self {
       case let .integer(integer): cast(integer, to: Value.self)
       case let .boolean(boolean): cast(boolean, to: Value.self)
+      case let .double(double): cast(double, to: Value.self)
       case let .string(string): cast(string, to: Value.self)
       }
     }
@@ -79,6 +85,9 @@ enum PlainJSON {
       }
       guard let boolean else { return nil }
       return .boolean(boolean)
+    case .double:
+      guard let double = doubleValue(in: contents) else { return nil }
+      return .double(double)
     case .string:
       guard let string = stringValue(in: contents) else { return nil }
       return .string(string)
@@ -111,6 +120,41 @@ enum PlainJSON {
         return FileContents(copying: UnsafeRawBufferPointer(buffer))
       }
     }
+  }
+
+  /// A finite `Double` as `JSONEncoder` writes it: Swift's shortest text that reads back as the
+  /// same value (`description`), without a final `.0`.
+  private static func doubleText(_ value: Double, endingLine: Bool) -> FileContents? {
+    guard value.isFinite else { return nil }
+    var text = value.description
+    if text.hasSuffix(".0") { text.removeLast(2) }
+    if endingLine { text.append("\n") }
+    return text.utf8.withContiguousStorageIfAvailable { FileContents(copying: UnsafeRawBufferPointer($0)) }
+      ?? FileContents(Data(text.utf8))
+  }
+
+  /// The `Double` whose text ``doubleText(_:endingLine:)`` writes, when `contents` hold exactly
+  /// that text; `nil` for anything else. Other spellings of a number (`1.50`, `1E2`) and text
+  /// `Double` reads but JSON forbids (`01`, `.5`, `+1`) or the decoder refuses (`1e400`) are
+  /// the decoder's.
+  private static func doubleValue(in contents: FileContents) -> Double? {
+    contents.withUnsafeBytes { bytes -> Double? in
+      let text = withoutFinalNewline(bytes)
+      // The characters of a number (no `inf`, `nan` or hexadecimal), and no longer than
+      // `description` makes one.
+      guard !text.isEmpty, text.count <= 32, !text.contains(where: { !isNumberCharacter($0) }) else { return nil }
+      let string = String(decoding: text, as: UTF8.self)
+      guard let value = Double(string), value.isFinite else { return nil }
+      var canonical = value.description
+      if canonical.hasSuffix(".0") { canonical.removeLast(2) }
+      return canonical == string ? value : nil
+    }
+  }
+
+  /// Whether `byte` may appear in a JSON number: a digit, a sign, a point or an exponent mark.
+  private static func isNumberCharacter(_ byte: UInt8) -> Bool {
+    (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "+")
+      || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E")
   }
 
   /// The string a JSON string with no escapes holds; `nil` for anything else (escapes, bytes

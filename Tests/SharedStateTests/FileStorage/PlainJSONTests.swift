@@ -3,10 +3,10 @@ import Testing
 
 @testable import SharedState
 
-/// `Bool` and `String` are written and read without Foundation's coders (``PlainJSON``; `Int` has
-/// ``JSONIntegerTests``): what the fast path writes must be the encoder's bytes, what it reads
-/// the decoder's value, and what it turns down must be left to the coders.
-@Suite("JSON of a Bool or a String without the coders")
+/// `Bool`, `Double` and `String` are written and read without Foundation's coders (``PlainJSON``;
+/// `Int` has ``JSONIntegerTests``): what the fast path writes must be the encoder's bytes, what it
+/// reads the decoder's value, and what it turns down must be left to the coders.
+@Suite("JSON of a Bool, a Double or a String without the coders")
 struct PlainJSONTests {
   /// Strings a setting may hold, and strings that need escapes or are otherwise unusual.
   static let strings: [String] = [
@@ -82,6 +82,66 @@ struct PlainJSONTests {
     for value in [false, true] {
       let text = try #require(PlainJSON.text(of: value, as: .boolean, escapingSlashes: true, endingLine: true))
       #expect(PlainJSON.parse(text, as: .boolean)?.value(as: Bool.self) == value)
+    }
+  }
+
+  /// Doubles a setting may hold, and the edges of the type.
+  static let doubles: [Double] = [
+    0, -0.0, 1, -1, 0.5, 0.1, 0.2, 0.30000000000000004, 1.5, 100, 1e15, 1e16, 1e17, 1e21, 1e22, 3e22,
+    1.2345678901234567e19, 123456789012345680000, 1e-4, 1e-5, 1e-7, 0.000123, 2.5e-10, 1 / 3.0,
+    .pi, -.pi, .ulpOfOne, .leastNormalMagnitude, .leastNonzeroMagnitude, .greatestFiniteMagnitude,
+    -.greatestFiniteMagnitude, 9007199254740993, 4.35, 0.7, 72.5, 1.1,
+  ]
+
+  /// Random doubles: any bit pattern that is finite, and short decimals, as settings hold.
+  static func randomDoubles(_ count: Int) -> [Double] {
+    var generator = SystemRandomNumberGenerator()
+    return (0..<count).map { index in
+      if index % 2 == 0 {
+        var value: Double
+        repeat { value = Double(bitPattern: generator.next()) } while !value.isFinite
+        return value
+      }
+      return Double(Int.random(in: -100_000...100_000, using: &generator)) / 100
+    }
+  }
+
+  @Test func aDoubleIsWrittenAsJSONEncoderWritesIt() throws {
+    let encoder = JSONEncoder()
+    for value in Self.doubles + Self.randomDoubles(20_000) {
+      let expected = try encoder.encode(value)
+      #expect(PlainJSON.text(of: value, as: .double, escapingSlashes: true, endingLine: false)?.data == expected, "\(value)")
+      #expect(
+        PlainJSON.text(of: value, as: .double, escapingSlashes: false, endingLine: true)?.data == expected + Data("\n".utf8),
+        "\(value)"
+      )
+    }
+    // Not finite: the encoder's strategy decides (it throws by default).
+    for value in [Double.infinity, -.infinity, .nan] {
+      #expect(PlainJSON.text(of: value, as: .double, escapingSlashes: true, endingLine: false) == nil)
+    }
+  }
+
+  @Test func aDoubleIsReadAsJSONDecoderReadsIt() throws {
+    let decoder = JSONDecoder()
+    // The encoder's text of each value is read as the value, as the decoder reads it.
+    for value in Self.doubles + Self.randomDoubles(20_000) {
+      let encoded = try JSONEncoder().encode(value)
+      for text in [encoded, encoded + Data("\n".utf8)] {
+        let read = PlainJSON.parse(FileContents(text), as: .double)?.value(as: Double.self)
+        #expect(read?.bitPattern == value.bitPattern, "\(value)")
+        #expect(read == (try? decoder.decode(Double.self, from: text)), "\(value)")
+      }
+    }
+    // Other spellings, and text `Double` reads that JSON forbids or the decoder refuses: left
+    // to the decoder, whatever it makes of them.
+    let others = [
+      "1.0", "1.50", "1E2", "1e2", "1e+2", "100.0", "01", "-01", ".5", "1.", "+1", "-", "", "\n", "1e400",
+      "-1e400", "1e-400", "-1e-400", "inf", "-inf", "nan", "NaN", "Infinity", "0x1p3", " 1", "1 ", "1\n\n",
+      "1,5", "1_000", "\"1\"", "true", "null", "0.10", "1e-05\n ", "00", "-0.0", "2.50e3",
+    ]
+    for text in others {
+      #expect(PlainJSON.parse(FileContents(Data(text.utf8)), as: .double) == nil, "\(String(reflecting: text))")
     }
   }
 

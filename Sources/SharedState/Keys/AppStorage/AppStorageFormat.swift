@@ -35,7 +35,7 @@ extension AppStorageFormat where Value: Codable & Sendable {
       if let known = formats[type] { return known as! Self }
       // Asked once per format rather than cast on every write.
       let isOptional = Value.self is any AppStorageOptional.Type
-      // An `Int`, a `Bool` or a `String` without the coders (see `PlainJSON`).
+      // An `Int`, a `Bool`, a `Double` or a `String` without the coders (see `PlainJSON`).
       let kind = PlainJSON.kind(of: Value.self)
       let made = Self(
         decode: { contents in
