@@ -55,9 +55,27 @@ extension Optional<FileState> {
   /// Whether the two are both `nil`, or stand for the same contents: `==` without the tuple that
   /// `Optional`'s own forms (see `FileState`'s `==`).
   func isSame(as other: FileState?) -> Bool {
-    guard let self else { return other == nil }
-    guard let other else { return false }
-    return self == other
+    // Case by case, each side's payload compared where it lies: unwrapping a side first copies
+    // it out, through the run time's witnesses for the optional's type (eight look-ups of that
+    // type per change in a watching process).
+    switch self {
+    case .none:
+      if case .none = other { true } else { false }
+    case .missing?:
+      if case .missing? = other { true } else { false }
+    case let .contents(left)?:
+      switch other {
+      case let .contents(right)?: left == right
+      case let .digest(digest)?: digest.matches(left)
+      case .missing?, .none: false
+      }
+    case let .digest(left)?:
+      switch other {
+      case let .digest(right)?: left == right
+      case let .contents(contents)?: left.matches(contents)
+      case .missing?, .none: false
+      }
+    }
   }
 
   /// Whether this is `.missing`: no file at the name.
