@@ -207,13 +207,15 @@ final class DiskFile: StoredFile, Sendable {
     state.withLock { $0.transactionsUnderWay += 1 }
   }
 
-  /// ``transactionBegins()`` and ``known`` in one hold of the handle's lock, for a transaction
-  /// that is about to wait for the path's lock: its look, once it holds it, starts from what the
-  /// handle knew before the wait (one hold fewer per write).
-  func transactionBeginsKnowing() -> FileKnowledge {
+  /// ``transactionBegins()`` and the outline of ``known`` in one hold of the handle's lock, for a
+  /// transaction that is about to wait for the path's lock: its look, once it holds it, starts
+  /// from what the handle knew before the wait (one hold fewer per write). The outline only:
+  /// copying the whole knowledge (contents included) on every write went through the run
+  /// time's generic witnesses.
+  func transactionBeginsKnowing() -> FileKnowledge.Outline {
     state.withLock { state in
       state.transactionsUnderWay += 1
-      return state.knowledge
+      return state.knowledge.outline
     }
   }
 

@@ -24,12 +24,12 @@ final class DiskFileTransaction: FileTransaction {
     let known = file.transactionBeginsKnowing()
     let refresh: PathResources.Refresh
     do {
-      refresh = try file.resources.beginTransaction(known, limit: file.maximumReadSize)
+      refresh = try file.resources.beginTransaction(known, state: { file.known.state }, limit: file.maximumReadSize)
     } catch {
       if file.transactionEnds(hasWritten: false) { file.deliverDeferred() }
       throw error
     }
-    if refresh.isNews { file.remember(refresh.knowledge) }
+    if let news = refresh.news { file.remember(news) }
     change = refresh.change
     if case let .failure(error) = refresh.change { readFailure = error } else { readFailure = nil }
     target = refresh.target

@@ -7,11 +7,9 @@ import SystemPackage
 extension PathResources {
   /// What a transaction or a locked read found.
   struct Refresh {
-    /// What the handle knows now.
-    let knowledge: FileKnowledge
-    /// Whether `knowledge` is other than what the handle knew: most transactions find the file
-    /// as the handle left it, and have nothing to remember.
-    var isNews = true
+    /// What the handle knows now, when it is other than what it knew; `nil` otherwise: most
+    /// transactions find the file as the handle left it, and have nothing to remember.
+    let news: FileKnowledge?
     /// What changed since the handle's knowledge, `nil` when nothing did.
     let change: Result<FileState, any Error>?
     /// The entry at the target name (`nil`: none), or why it cannot be replaced.
@@ -27,9 +25,10 @@ extension PathResources {
   func readLocked(limit: Int) throws -> FileKnowledge {
     try lock.withSharedLock(keepingOpen: keepsDescriptors) {
       defer { closeDescriptorsUnlessKept() }
-      let refresh = refreshHoldingLock(FileKnowledge(), limit: limit, on: .lockedRead)
+      let refresh = refreshHoldingLock(FileKnowledge.Outline(), state: { nil }, limit: limit, on: .lockedRead)
       if case let .failure(error)? = refresh.change { throw error }
-      return (refresh.knowledge, refresh.knowledge.state.isMissing)
+      let knowledge = refresh.news ?? FileKnowledge()
+      return (knowledge, knowledge.state.isMissing)
     }
   }
 
@@ -62,12 +61,16 @@ extension PathResources {
     return FileKnowledge(sequence: sequence, identity: identity, state: state)
   }
 
-  /// Takes the exclusive lock and brings `known` up to date, reading at most `limit` bytes.
+  /// Takes the exclusive lock and brings what the handle knows up to date, reading at most
+  /// `limit` bytes.
   ///
+  /// - Parameters:
+  ///   - known: The outline of what the handle knows.
+  ///   - knownState: The state it knows, asked only when the file changed.
   /// - Throws: Why the lock could not be taken; nothing is held then.
-  func beginTransaction(_ known: FileKnowledge, limit: Int) throws -> Refresh {
+  func beginTransaction(_ known: FileKnowledge.Outline, state knownState: () -> FileState?, limit: Int) throws -> Refresh {
     try lock.lockExclusively()
-    return refreshHoldingLock(known, limit: limit, on: .transaction)
+    return refreshHoldingLock(known, state: knownState, limit: limit, on: .transaction)
   }
 
   /// Releases the exclusive lock; a path without a place in the descriptor budget lets its page
@@ -78,10 +81,16 @@ extension PathResources {
     lock.unlock(keepingOpen: keepsDescriptors)
   }
 
-  /// Brings `known` up to date. Call holding a lock: the shared one `on` ``LookOccasion/lockedRead``,
-  /// the exclusive one `on` ``LookOccasion/transaction``.
-  private func refreshHoldingLock(_ known: FileKnowledge, limit: Int, on occasion: LookOccasion) -> Refresh {
-    let look = freshness.look(on: occasion, at: { known.outline }, limit: limit)
+  /// Brings what the handle knows (`known`, its outline) up to date. Call holding a lock: the
+  /// shared one `on` ``LookOccasion/lockedRead``, the exclusive one `on`
+  /// ``LookOccasion/transaction``.
+  ///
+  /// Judged by the outline, and the state (`knownState`) asked only when the file changed: a
+  /// write that finds the file as its handle left it copies nothing the handle knows.
+  private func refreshHoldingLock(
+    _ known: FileKnowledge.Outline, state knownState: () -> FileState?, limit: Int, on occasion: LookOccasion
+  ) -> Refresh {
+    let look = freshness.look(on: occasion, at: { known }, limit: limit)
     let status: EntryStatus?
     do {
       // Under the lock the look always goes as far as the target name. (Not
@@ -94,12 +103,12 @@ extension PathResources {
       }
       if let status, let refusal = RefusedEntry(path: paths.target, type: status.type) { throw refusal }
     } catch {
-      return Refresh(knowledge: known, isNews: false, change: .failure(error), target: .failure(error))
+      return Refresh(news: nil, change: .failure(error), target: .failure(error))
     }
     let fresh: FileKnowledge
     switch look.freshness {
     case .unchanged:
-      return Refresh(knowledge: known, isNews: false, change: nil, target: .success(status))
+      return Refresh(news: nil, change: nil, target: .success(status))
     case let .changed(described?):
       fresh = described
     case .changed(nil), .busy, .unlooked:
@@ -107,11 +116,11 @@ extension PathResources {
         let state = try replacement.readTarget(status, limit: limit)
         fresh = FileKnowledge(sequence: look.sequence, identity: status?.identity, state: state)
       } catch {
-        return Refresh(knowledge: known, isNews: false, change: .failure(error), target: .success(status))
+        return Refresh(news: nil, change: .failure(error), target: .success(status))
       }
     }
-    let change = fresh.state.isSame(as: known.state) ? nil : fresh.state.map { Result<FileState, any Error>.success($0) }
-    return Refresh(knowledge: fresh, change: change, target: .success(status))
+    let change = fresh.state.isSame(as: knownState()) ? nil : fresh.state.map { Result<FileState, any Error>.success($0) }
+    return Refresh(news: fresh, change: change, target: .success(status))
   }
 
   /// Replaces what the target holds with `state` (`.missing` removes it). Call holding the
