@@ -71,6 +71,9 @@ final class DiskFile: StoredFile, Sendable {
   /// Makes `fresh` the handle's knowledge, large contents as their digest (see
   /// ``FileState/kept``): hashed before the lock is taken.
   func remember(_ fresh: FileKnowledge) {
+    // Copied once, into the handle's state: a copy of the knowledge goes through the run time's
+    // witnesses (its contents may be a `Data`), on every write.
+    guard fresh.holdsLargeContents else { return state.withLock { $0.knowledge = fresh } }
     let kept = fresh.kept
     state.withLock { $0.knowledge = kept }
   }

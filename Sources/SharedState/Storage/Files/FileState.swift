@@ -119,9 +119,16 @@ extension FileKnowledge {
   /// This knowledge as a handle keeps it: large contents as their digest (see
   /// ``FileState/kept``).
   var kept: FileKnowledge {
-    guard let state, case let kept = state.kept, kept.isDigest else { return self }
+    guard case let .contents(contents)? = state, contents.count > FileState.largestKeptContents else { return self }
     var knowledge = self
-    knowledge.state = kept
+    knowledge.state = .digest(ContentDigest(contents))
     return knowledge
+  }
+
+  /// Whether ``kept`` differs from this knowledge: it holds contents longer than
+  /// ``FileState/largestKeptContents``.
+  var holdsLargeContents: Bool {
+    guard case let .contents(contents)? = state else { return false }
+    return contents.count > FileState.largestKeptContents
   }
 }

@@ -263,6 +263,12 @@ struct FileKnowledge: Equatable, Sendable {
 
   /// This knowledge's ``Outline``.
   var outline: Outline {
-    Outline(sequence: sequence, identity: identity, hasState: state != nil, isMissing: state.isMissing)
+    // Switched on where it lies: `state != nil` copied the whole knowledge, through the run
+    // time's witnesses (its contents may be a `Data`), on every transaction.
+    switch state {
+    case .none: Outline(sequence: sequence, identity: identity, hasState: false, isMissing: false)
+    case .missing?: Outline(sequence: sequence, identity: identity, hasState: true, isMissing: true)
+    case .contents?, .digest?: Outline(sequence: sequence, identity: identity, hasState: true, isMissing: false)
+    }
   }
 }
