@@ -90,16 +90,16 @@ final class DiskFile: StoredFile, Sendable {
   }
 
   func reading(on occasion: LookOccasion) -> FileReading {
-    var since: FileKnowledge
+    // Each copy of a knowledge goes through the run time's witnesses (its contents may be a
+    // `Data`): copied once from the handle's state, and once out of the look that described it.
+    var since = FileKnowledge()
     let look: Freshness
     // The sequence of the write under way a delivery's look found (see below).
     var busyAt: UInt64?
     switch occasion {
     case .delivery:
       // What the event's look found, when it found a change: the read looks no further.
-      let admitted = takeAdmitted()
-      since = admitted.since
-      if let change = admitted.freshness, change.tellsOfChange(since: since) {
+      if let change = takeAdmitted(since: &since), change.tellsOfChange(since: since) {
         look = change
       } else {
         // A later write of this handle's own, an event that was not looked at (a write in
@@ -122,7 +122,7 @@ final class DiskFile: StoredFile, Sendable {
     case .unchanged:
       return FileReading(since: since, fresh: nil, found: .success(nil))
     case let .changed(described?):
-      fresh = described
+      fresh = consume described
     case .changed(nil), .busy, .unlooked:
       do {
         if let busyAt {
@@ -141,9 +141,11 @@ final class DiskFile: StoredFile, Sendable {
       }
     }
     let isNew = occasion == .load || !fresh.state.isSame(as: since.state)
+    let found: Result<FileState?, any Error> = .success(isNew ? fresh.state : nil)
     // Large contents are kept as their digest (see ``FileState/kept``), hashed here, before any
     // lock is taken: the bytes themselves go to the caller only, to decode.
-    return FileReading(since: since, fresh: fresh.kept, found: .success(isNew ? fresh.state : nil))
+    let kept = fresh.holdsLargeContents ? fresh.kept : consume fresh
+    return FileReading(since: consume since, fresh: consume kept, found: found)
   }
 
   func takeIn(_ reading: FileReading) -> Bool {
@@ -154,19 +156,14 @@ final class DiskFile: StoredFile, Sendable {
     }
   }
 
-  /// Takes what the look made for the last event found, with what the handle knows now.
-  private func takeAdmitted() -> Admitted {
+  /// Takes what the look made for the last event found, and what the handle knows now (into
+  /// `since`, copied there once).
+  private func takeAdmitted(since: inout FileKnowledge) -> Freshness? {
     state.withLock { state in
+      since = state.knowledge
       // Moved out, not copied and cleared.
-      Admitted(freshness: state.admitted.take(), since: state.knowledge)
+      return state.admitted.take()
     }
-  }
-
-  /// What ``takeAdmitted()`` takes: a struct, not a tuple, whose copies and destruction the
-  /// optimizer leaves to the run time's tuple witnesses (see `FileState`'s `==`).
-  private struct Admitted {
-    let freshness: Freshness?
-    let since: FileKnowledge
   }
 
   /// Whether the delivery of a change made elsewhere can be left to a transaction of this
