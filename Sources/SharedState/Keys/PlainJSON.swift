@@ -122,12 +122,10 @@ enum PlainJSON {
     }
   }
 
-  /// A finite `Double` as `JSONEncoder` writes it: Swift's shortest text that reads back as the
-  /// same value (`description`), without a final `.0`.
+  /// A finite `Double` as `JSONEncoder` writes it (see ``encoderText(_:)``).
   private static func doubleText(_ value: Double, endingLine: Bool) -> FileContents? {
     guard value.isFinite else { return nil }
-    var text = value.description
-    if text.hasSuffix(".0") { text.removeLast(2) }
+    var text = encoderText(value)
     if endingLine { text.append("\n") }
     return text.utf8.withContiguousStorageIfAvailable { FileContents(copying: UnsafeRawBufferPointer($0)) }
       ?? FileContents(Data(text.utf8))
@@ -145,10 +143,16 @@ enum PlainJSON {
       guard !text.isEmpty, text.count <= 32, !text.contains(where: { !isNumberCharacter($0) }) else { return nil }
       let string = String(decoding: text, as: UTF8.self)
       guard let value = Double(string), value.isFinite else { return nil }
-      var canonical = value.description
-      if canonical.hasSuffix(".0") { canonical.removeLast(2) }
-      return canonical == string ? value : nil
+      return encoderText(value) == string ? value : nil
     }
+  }
+
+  /// The text `JSONEncoder` writes for a finite `value`: Swift's shortest text that reads back
+  /// as the same value (`description`), without a final `.0`.
+  private static func encoderText(_ value: Double) -> String {
+    var text = value.description
+    if text.hasSuffix(".0") { text.removeLast(2) }
+    return text
   }
 
   /// Whether `byte` may appear in a JSON number: a digit, a sign, a point or an exponent mark.
