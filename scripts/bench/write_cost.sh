@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # What one write costs the writing thread: `shared-demo increment --file F --times N` (withLock
 # { $0 += 1 }, the process watching as every SharedState process does) beside the C floor of
-# the same protocol (scripts/bench/protocol_counter.c with `watch`), in the same run, on tmpfs.
+# the same protocol (scripts/bench/protocol_counter.c with `watch`) and the same loop in Swift
+# (scripts/bench/protocol_counter.swift, `swiftc -O`: what the language costs, apart from the
+# library's layers), in the same run, on tmpfs.
 # For the thread that writes (the busiest thread not named SharedState): user time per write
 # (from /proc/.../stat, clock ticks), CPU time per write (schedstat), and calls of malloc and its
 # kin per write (counted by scripts/bench/thread_costs.c, preloaded). Each figure is the
@@ -40,6 +42,7 @@ work="$(mktemp -d "${dir:-/dev/shm}/write-cost.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 cc -O2 -shared -fPIC -o "$work/thread_costs.so" scripts/bench/thread_costs.c
 cc -O2 -pthread -o "$work/protocol_counter" scripts/bench/protocol_counter.c
+swiftc -O -module-cache-path "$work/module-cache" -o "$work/protocol_counter_swift" scripts/bench/protocol_counter.swift
 small=$((writes / 100))
 [ "$small" -ge 1 ] || small=1
 
@@ -50,7 +53,8 @@ run() {
   local program="$1" times="$2" name="${3:-}" file="$work/$1-$2.json" log="$work/costs.txt"
   rm -f "$work"/*.json "$work"/.*.json.* 2>/dev/null || true
   case "$program" in
-    swift) LD_PRELOAD="$work/thread_costs.so" "$demo" increment --file "$file" --times "$times" >/dev/null 2>"$log" ;;
+    library) LD_PRELOAD="$work/thread_costs.so" "$demo" increment --file "$file" --times "$times" >/dev/null 2>"$log" ;;
+    loop) LD_PRELOAD="$work/thread_costs.so" "$work/protocol_counter_swift" "$file" "$times" 0 watch >/dev/null 2>"$log" ;;
     c) LD_PRELOAD="$work/thread_costs.so" "$work/protocol_counter" "$file" "$times" 0 watch >/dev/null 2>"$log" ;;
   esac
   awk -v name="$name" '$1 == "thread-cost" && $6 != "SharedState" && (name == "" || $6 == name) && $4 >= best {
@@ -67,14 +71,14 @@ echo "|---|---|---|---|---|"
 results="$work/results.txt"
 : >"$results"
 for round in $(seq "$rounds"); do
-  for program in swift c; do
+  for program in library loop c; do
     read -r user_big cpu_big alloc_big writer <<<"$(run "$program" "$writes")"
     read -r user_small cpu_small alloc_small _ <<<"$(run "$program" "$small" "$writer")"
     awk -v r="$round" -v p="$program" -v t="$ticks" -v n=$((writes - small)) \
       -v ub="$user_big" -v us="$user_small" -v cb="$cpu_big" -v cs="$cpu_small" -v ab="$alloc_big" -v as="$alloc_small" \
       'BEGIN {
         user = (ub - us) / t * 1e6 / n; cpu = (cb - cs) / 1e3 / n; alloc = (ab - as) / n
-        name = p == "swift" ? "SharedState" : "C floor"
+        name = p == "library" ? "SharedState" : p == "loop" ? "Swift loop" : "C floor"
         printf "| %d | %s | %.2f | %.2f | %.2f |\n", r, name, user, cpu, alloc
         printf "%s %.4f %.4f %.4f\n", p, user, cpu, alloc >> "'"$results"'"
       }'
@@ -91,10 +95,11 @@ awk '
   function ratios(a, b,   x, y, n, i, lo, hi, r) {
     n = split(a, x, " "); split(b, y, " ")
     for (i = 1; i <= n; i++) { r = y[i] > 0 ? x[i] / y[i] : 0; if (i == 1 || r < lo) lo = r; if (i == 1 || r > hi) hi = r }
-    return sprintf("%.1f–%.1f×", lo, hi)
+    return sprintf("%.2f–%.2f×", lo, hi)
   }
   END {
-    printf "SharedState user time per write %s µs, C floor %s µs (ratio per round %s); goal <= 3 µs\n", range(user["swift"]), range(user["c"]), ratios(user["swift"], user["c"])
-    printf "SharedState CPU per write %s µs, C floor %s µs (ratio per round %s)\n", range(cpu["swift"]), range(cpu["c"]), ratios(cpu["swift"], cpu["c"])
-    printf "SharedState mallocs per write %s, C floor %s; goal <= 1\n", range(alloc["swift"]), range(alloc["c"])
+    printf "SharedState user time per write %s µs, C floor %s µs (ratio per round %s); goal <= 3 µs\n", range(user["library"]), range(user["c"]), ratios(user["library"], user["c"])
+    printf "SharedState CPU per write %s µs, C floor %s µs (ratio per round %s)\n", range(cpu["library"]), range(cpu["c"]), ratios(cpu["library"], cpu["c"])
+    printf "Swift loop user time per write %s µs, CPU %s µs (CPU ratio to the C floor per round %s)\n", range(user["loop"]), range(cpu["loop"]), ratios(cpu["loop"], cpu["c"])
+    printf "SharedState mallocs per write %s, C floor %s; goal <= 1\n", range(alloc["library"]), range(alloc["c"])
   }' "$results"
