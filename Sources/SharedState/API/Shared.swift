@@ -164,13 +164,13 @@ public struct Shared<Value> {
   }
 
   /// Whether the key is loading the value.
-  public var isLoading: Bool { projection.root.isLoading }
+  public var isLoading: Bool { projection.isLoading }
 
   /// The error of the key's last load, or `nil` when it succeeded.
-  public var loadError: (any Error)? { projection.root.loadError }
+  public var loadError: (any Error)? { projection.loadError }
 
   /// The error of the key's last save, or `nil` when it succeeded.
-  public var saveError: (any Error)? { projection.root.saveError }
+  public var saveError: (any Error)? { projection.saveError }
 
   /// Loads the value from the key again.
   ///

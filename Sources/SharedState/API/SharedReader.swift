@@ -146,10 +146,10 @@ public struct SharedReader<Value> {
   }
 
   /// Whether the key is loading the value.
-  public var isLoading: Bool { projection.root.isLoading }
+  public var isLoading: Bool { projection.isLoading }
 
   /// The error of the key's last load, or `nil` when it succeeded.
-  public var loadError: (any Error)? { projection.root.loadError }
+  public var loadError: (any Error)? { projection.loadError }
 
   /// Loads the value from the key again.
   ///

@@ -9,6 +9,13 @@ protocol ValueProjection<Value>: Sendable {
   /// The reference that owns the state, for loading and error status.
   var root: any RootReference { get }
 
+  /// The root's ``RootReference/isLoading``, ``RootReference/loadError`` and
+  /// ``RootReference/saveError``: asked of the reference itself, without `root`'s existential
+  /// (two retains and releases of the reference, which programs pay on every write they check).
+  var isLoading: Bool { get }
+  var loadError: (any Error)? { get }
+  var saveError: (any Error)? { get }
+
   /// Calls `onChange` with the current value at once, then with each new value, until the
   /// returned subscription is cancelled. Calls for one root are serialised.
   func observe(_ onChange: @escaping @Sendable (Value) -> Void) -> SharedSubscription
@@ -45,6 +52,10 @@ protocol RootReference: AnyObject, Sendable {
 }
 
 extension ValueProjection {
+  var isLoading: Bool { root.isLoading }
+  var loadError: (any Error)? { root.loadError }
+  var saveError: (any Error)? { root.saveError }
+
   /// A view of a part of this value.
   func reading<Member>(_ keyPath: KeyPath<Value, Member> & Sendable) -> any ValueProjection<Member> {
     KeyPathProjection(base: self, keyPath: keyPath)
