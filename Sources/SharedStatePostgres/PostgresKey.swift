@@ -69,7 +69,7 @@ public struct PostgresKey<Value: Sendable>: SharedKey {
   public let store: PostgresStore
   private let decode: @Sendable (Data) throws -> Value
   private let encode: @Sendable (Value) throws -> Data
-  private let state = PostgresKeyState()
+  private let state: PostgresKeyState
   private let logger = Logger(label: "SharedStatePostgres")
 
   /// Creates a key with closures that turn values into JSON and back.
@@ -89,6 +89,16 @@ public struct PostgresKey<Value: Sendable>: SharedKey {
     self.store = store
     self.decode = decode
     self.encode = encode
+    state = PostgresKeyState()
+  }
+
+  /// `key` with `state` in place of its own.
+  private init(_ key: PostgresKey, state: PostgresKeyState) {
+    self.key = key.key
+    store = key.store
+    decode = key.decode
+    encode = key.encode
+    self.state = state
   }
 
   /// The store and the key's name.
@@ -124,6 +134,18 @@ public struct PostgresKey<Value: Sendable>: SharedKey {
     // A key outside the limits is never written, so never notified: nothing to listen for, and
     // nothing to read that could clear the load error that refused it.
     guard (try? withinLimits()) != nil else { return SharedSubscription {} }
+    // The first subscription through this key value reloads into its state (a reference's,
+    // whose transactions use it too); each later one into a state of its own, so that what one
+    // takes in is no news that the other then misses.
+    let isFirst = state.isSubscribed.withLockedValue { isSubscribed in
+      defer { isSubscribed = true }
+      return !isSubscribed
+    }
+    return isFirst ? listen(into: subscriber) : withOwnKnowledge().listen(into: subscriber)
+  }
+
+  /// Listens for other processes' writes to the row, reloading into this key's state.
+  private func listen(into subscriber: SharedSubscriber<Value>) -> SharedSubscription {
     let cancel = hub.notifications.addListener(
       NotificationRouter.Listener(
         namespace: store.namespace,
@@ -248,6 +270,12 @@ public struct PostgresKey<Value: Sendable>: SharedKey {
 }
 
 extension PostgresKey: CrossProcessKey {
+  /// This key with a version of the row's of its own (see ``CrossProcessKey/withOwnKnowledge()``),
+  /// which knows no version yet: its first read or transaction takes the row as it is.
+  package func withOwnKnowledge() -> Self {
+    PostgresKey(self, state: PostgresKeyState(limitsOf: state))
+  }
+
   /// Begins a transaction, locks the row (creating it empty when missing) and reports the row
   /// when another process wrote it since. The commit writes the new value with a new version,
   /// notifies and commits; a transaction that ends without a commit is rolled back.
@@ -333,9 +361,22 @@ final class PostgresKeyState: Sendable {
     var isDisconnected = false
   }
 
-  let fields = NIOLockedValueBox(Fields())
+  let fields: NIOLockedValueBox<Fields>
   /// Whether the key is within PostgreSQL's limits, once checked.
-  let limits = NIOLockedValueBox<Result<Void, KeyLimits.Exceeded>?>(nil)
+  let limits: NIOLockedValueBox<Result<Void, KeyLimits.Exceeded>?>
+  /// Whether a subscription reloads into this state (see ``PostgresKey/subscribe(context:subscriber:)``).
+  let isSubscribed = NIOLockedValueBox(false)
+
+  init() {
+    fields = NIOLockedValueBox(Fields())
+    limits = NIOLockedValueBox(nil)
+  }
+
+  /// A state that knows no version yet, and what `other` found of the key's limits.
+  init(limitsOf other: PostgresKeyState) {
+    fields = NIOLockedValueBox(Fields())
+    limits = NIOLockedValueBox(other.limits.withLockedValue { $0 })
+  }
 }
 
 extension PostgresKey: CustomStringConvertible {

@@ -42,29 +42,91 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   private final class Parts: Sendable {
     let target: FilePath
     let storage: FileStorage
-    let file: any StoredFile
     let decode: @Sendable (FileContents) throws -> Value
     let encode: @Sendable (Value) throws -> FileContents?
     let maximumReadSize: Int
-    /// Whether this key (or a copy) has read the file yet: a subscription catches up only with
-    /// what changed since a read. Shared by copies, as `file` is.
-    let hasLoaded = Atomic<Bool>(false)
+    let durability: FileDurability
+    let filePermissions: FilePermissions
+    let directoryPermissions: FilePermissions
+    /// Whether this key has read the file yet (a reference's copy starts from its original's):
+    /// a subscription catches up only with what changed since a read.
+    let hasLoaded: Atomic<Bool>
+    /// Whether a subscription watches through `file`: each later subscription through this key
+    /// (or a copy) gets a handle of its own (see ``FileStorageKey/startSubscription(_:keepingPlaceholder:)``).
+    let isFileSubscribed = Atomic<Bool>(false)
+    /// The handle of a reference's own copy, made with it (see ``FileStorageKey/withOwnKnowledge()``).
+    private let ownFile: (any StoredFile)?
+    /// The handle of a key value a program made, made when first used: a key made only to name
+    /// the state of a `@Shared` never needs one, since its reference takes a copy of its own.
+    private let madeOnUse = Mutex<(any StoredFile)?>(nil)
 
     init(
       target: FilePath,
       storage: FileStorage,
-      file: any StoredFile,
       decode: @escaping @Sendable (FileContents) throws -> Value,
       encode: @escaping @Sendable (Value) throws -> FileContents?,
-      maximumReadSize: Int
+      maximumReadSize: Int,
+      durability: FileDurability,
+      filePermissions: FilePermissions,
+      directoryPermissions: FilePermissions
     ) {
       self.target = target
       self.storage = storage
-      self.file = file
       self.decode = decode
       self.encode = encode
       self.maximumReadSize = maximumReadSize
+      self.durability = durability
+      self.filePermissions = filePermissions
+      self.directoryPermissions = directoryPermissions
+      hasLoaded = Atomic(false)
+      ownFile = nil
     }
+
+    /// A copy of `parts` with a handle of its own, which knows nothing yet: its first look reads
+    /// the file (a knowledge taken from another handle could be newer than what the copy's
+    /// holder holds, and a transaction would then write over a change it never delivered).
+    private init(copying parts: Parts) {
+      target = parts.target
+      storage = parts.storage
+      decode = parts.decode
+      encode = parts.encode
+      maximumReadSize = parts.maximumReadSize
+      durability = parts.durability
+      filePermissions = parts.filePermissions
+      directoryPermissions = parts.directoryPermissions
+      hasLoaded = Atomic(parts.hasLoaded.load(ordering: .acquiring))
+      ownFile = parts.makeFile()
+    }
+
+    /// The handle on the file.
+    var file: any StoredFile {
+      if let ownFile { return ownFile }
+      return madeOnUse.withLock { made in
+        if let made { return made }
+        let file = makeFile()
+        made = file
+        return file
+      }
+    }
+
+    /// These parts with a handle of their own.
+    func withOwnFile() -> Parts {
+      Parts(copying: self)
+    }
+
+    private func makeFile() -> any StoredFile {
+      storage.file(
+        at: target,
+        durability: durability,
+        filePermissions: filePermissions,
+        directoryPermissions: directoryPermissions,
+        maximumReadSize: maximumReadSize
+      )
+    }
+  }
+
+  private init(parts: Parts) {
+    self.parts = parts
   }
 
   /// Creates a key for the file at `url`, with closures that turn values into bytes and back.
@@ -133,16 +195,12 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     parts = Parts(
       target: path,
       storage: storage,
-      file: storage.file(
-        at: path,
-        durability: durability,
-        filePermissions: filePermissions,
-        directoryPermissions: directoryPermissions,
-        maximumReadSize: limit
-      ),
       decode: decode,
       encode: encode,
-      maximumReadSize: limit
+      maximumReadSize: limit,
+      durability: durability,
+      filePermissions: filePermissions,
+      directoryPermissions: directoryPermissions
     )
   }
 
@@ -204,7 +262,12 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     keepingPlaceholder: Bool = false
   ) -> FileKeySubscription<Value> {
     let hasLoaded = parts.hasLoaded.load(ordering: .acquiring)
-    let subscription = FileKeySubscription(key: self, subscriber: subscriber, keepingPlaceholder: keepingPlaceholder)
+    // The first subscription watches through this key's handle (a reference's, whose
+    // transactions use it too); each later one through a handle of its own, so that what one
+    // takes in is no news that the other then misses.
+    let isFirst = !parts.isFileSubscribed.exchange(true, ordering: .acquiringAndReleasing)
+    let key = isFirst ? self : withOwnKnowledge()
+    let subscription = FileKeySubscription(key: key, subscriber: subscriber, keepingPlaceholder: keepingPlaceholder)
     subscription.start(catchingUp: hasLoaded)
     return subscription
   }
@@ -287,6 +350,11 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
 }
 
 extension FileStorageKey: CrossProcessKey {
+  /// This key with a handle on the file of its own (see ``CrossProcessKey/withOwnKnowledge()``).
+  package func withOwnKnowledge() -> Self {
+    FileStorageKey(parts: parts.withOwnFile())
+  }
+
   package func beginTransaction(receivingChange receive: (Result<Value?, any Error>) -> Void) -> any KeyTransaction {
     let transaction = file.beginTransaction()
     // A change that could not be read is the read failure; undecodable contents are not: they

@@ -45,21 +45,23 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
   /// state created by ``Shared/init(require:)``, which has no default.
   private let defaultValue: Value?
   private let key: (any SharedReaderKey<Value>)?
+  /// The key this reference loads, subscribes and writes through: for a key whose storage other
+  /// processes share, its own copy (see ``ownCopy(of:)``), not the key it was made with.
+  var keyInUse: (any SharedReaderKey<Value>)? { key }
   /// The key again, when it can save (a `SharedReaderKey` alone cannot), found once rather than
   /// cast on every save.
   private let writableKey: (any SharedKey<Value>)?
   /// The key again, when its storage is shared with other processes and `withLock` must
-  /// exclude them too. Found at the first `withLock` rather than at creation: the cast costs
-  /// about a twentieth of opening a key, and most keys a program opens are only read. Only used
-  /// holding `lock`.
+  /// exclude them too: the reference's own copy (see ``ownCopy(of:)``), found when the reference
+  /// is made. Only used holding `lock`.
   private var crossProcessKey: (any CrossProcessKey<Value>)? {
     if case let .some(found) = foundCrossProcessKey { return found }
     let found = key as? any CrossProcessKey<Value>
     foundCrossProcessKey = .some(found)
     return found
   }
-  /// What ``crossProcessKey`` found, once it looked. Unchecked exclusivity, as `storedValue`'s
-  /// (a `lazy` property is checked on every write).
+  /// What ``crossProcessKey`` found: set by the initializers that take a key. Unchecked
+  /// exclusivity, as `storedValue`'s (a `lazy` property is checked on every write).
   @exclusivity(unchecked) private var foundCrossProcessKey: (any CrossProcessKey<Value>)?? = nil
   let registrar = ObservationRegistrar()
   /// The properties read through `registrar`: only their changes are announced to it.
@@ -92,10 +94,13 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
   private init<Key: SharedReaderKey<Value>>(key: Key, defaultValue: Value, writableKey: (any SharedKey<Value>)?) {
     storedValue = defaultValue
     self.defaultValue = defaultValue
-    self.key = key
-    self.writableKey = writableKey
+    let owned = Self.ownCopy(of: key)
+    let kept: any SharedReaderKey<Value> = if let owned { owned } else { key }
+    self.key = kept
+    self.writableKey = owned ?? writableKey
+    foundCrossProcessKey = .some(owned)
     storedIsLoading = true
-    key.load(
+    kept.load(
       context: .initialValue(defaultValue),
       continuation: LoadContinuation(describing: key) { [weak self] result in
         guard let self else { return }
@@ -103,6 +108,15 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
       }
     )
     isSubscriptionPending = true
+  }
+
+  /// For a key whose storage other processes share, the copy this reference keeps: one with a
+  /// knowledge of the stored value of its own (see ``CrossProcessKey/withOwnKnowledge()``), so
+  /// that what it knows is what this reference holds. `nil` for another key. (The one dynamic
+  /// cast a key's reference makes, to a protocol without constraints: a write later finds the
+  /// key here.)
+  private static func ownCopy<Key: SharedReaderKey<Value>>(of key: Key) -> (any CrossProcessKey<Value>)? {
+    (key as? any KnowledgeOwningKey)?.ownCopy(holding: Value.self)
   }
 
   /// State for a key that can save: as ``init(key:defaultValue:)``, without finding that out by
@@ -115,8 +129,10 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
   init<Key: SharedReaderKey<Value>>(key: Key, loadedValue: Value) {
     storedValue = loadedValue
     defaultValue = nil
-    self.key = key
-    writableKey = key as? any SharedKey<Value>
+    let owned = Self.ownCopy(of: key)
+    self.key = if let owned { owned } else { key }
+    writableKey = owned ?? key as? any SharedKey<Value>
+    foundCrossProcessKey = .some(owned)
     isSubscriptionPending = true
   }
 

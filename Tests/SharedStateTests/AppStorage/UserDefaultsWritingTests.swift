@@ -85,31 +85,37 @@ struct UserDefaultsWritingTests {
   /// ``aSubscriberHearsEachSetOnce()`` hearing 42 twice, the watch's first resynchronization
   /// arriving during the second set).
   ///
-  /// The key's handle delivers each change once, to whichever of its subscriptions takes it
-  /// first; two subscriptions share it here so that the catch-up runs on the test's thread, at
-  /// the start of the second, while the first, which heard the write begin, makes the write's
-  /// own delivery: together they must hear the write once.
+  /// A handle's catch-up while a write it heard begin is under way happens when the watch
+  /// resynchronizes; here a second subscription on the same handle makes it, on the test's
+  /// thread (each subscription after the first through a key gets a handle of its own, so this
+  /// one is made directly),
+  /// while the first, which heard the write begin as a `@Shared` of the key does, makes the
+  /// write's own delivery: together they must hear the write once.
   @Test func aCatchUpDuringASetIsLeftToTheSet() async throws {
-    let key: AppStorageKey<Int> = .appStorage("shared")
     suite.set(1, forKey: "shared")
     let path = suite.directory.appendingPathComponent("shared.json").path
+    // The suite's file, as its key reads it.
+    let key = withDependencies {
+      $0.defaultFileStorage = suite.storage
+    } operation: {
+      FileStorageKey<Int>.fileStorage(URL(fileURLWithPath: path))
+    }
     let heard = LockIsolated<[Int?]>([])
     let subscriber = SharedSubscriber<Int> { result in heard.withValue { $0.append(try? result.get()) } }
-    // A subscription that hears the suite's writes begin and end, as a `@Shared` of the key does;
-    // then the key is loaded, so that the next subscription through it catches up as it starts.
-    let first = key.subscribe(context: .userInitiated, subscriber: subscriber)
+    let first = key.startSubscription(subscriber)
     defer { first.cancel() }
     key.load(context: .userInitiated, continuation: LoadContinuation { _ in })
 
-    // A suite write, step by step: it begins; its bytes land (written by another process, so that
-    // the key's handle learns of them only by reading); a second subscription starts, and its
-    // catch-up comes while the write is under way; the write ends.
-    AppStorageLocalWrites.shared.tell(.begins, storage: suite.storage, path: path)
+    // A suite write, step by step: it begins (as the suite tells the subscriptions of its key);
+    // its bytes land (written by another process, so that the handle learns of them only by
+    // reading); a catch-up of the same handle comes while the write is under way; the write ends.
+    first.ownWriteBegins()
     #expect(try await DemoProcess("set", "--suite", suite.directory.path, "--key", "shared", "42").waitForExit() == 0)
-    let second = key.subscribe(context: .userInitiated, subscriber: subscriber)
-    defer { second.cancel() }
+    let catchingUp = FileKeySubscription(key: key, subscriber: subscriber, keepingPlaceholder: false)
+    catchingUp.start(catchingUp: true)
+    defer { catchingUp.cancel() }
     #expect(heard.value == [], "the catch-up is left to the write under way")
-    AppStorageLocalWrites.shared.tell(.ends(wrote: true), storage: suite.storage, path: path)
+    first.ownWriteEnds(wrote: true)
     #expect(heard.value == [42], "the write is heard once, from its own delivery")
   }
 

@@ -44,6 +44,9 @@ struct CommitOutcomeTests {
       Transaction()
     }
 
+    /// The key itself: it knows nothing of the stored value between transactions.
+    func withOwnKnowledge() -> Self { self }
+
     func commit(_ value: Int, through transaction: any KeyTransaction) throws {
       switch storage.outcome.value {
       case .stored:

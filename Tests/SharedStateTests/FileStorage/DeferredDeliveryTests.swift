@@ -33,8 +33,10 @@ struct DeferredDeliveryTests {
     let directory = try TemporaryDirectory()
     let path = directory.path("value.json")
     let key = FileStorageKey<Int>.fileStorage(URL(fileURLWithPath: path))
-    let file = try #require(key.file as? DiskFile)
     @Shared(key) var value = 0
+    // The handle of the reference's own copy of the key, which its transactions use.
+    let reference = try #require($value.projection as? SharedReference<Int>)
+    let file = try #require((reference.keyInUse as? FileStorageKey<Int>)?.file as? DiskFile)
     $value.withLock { $0 = 1 }
     let values = AsyncQueue($value.values)
     #expect(try await values.next() == 1)

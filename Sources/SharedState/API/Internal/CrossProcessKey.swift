@@ -3,7 +3,7 @@
 ///
 /// `package`, so that the keys of `SharedStatePostgres` (another module of this package) can
 /// run `withLock` as a database transaction; not part of the public API.
-package protocol CrossProcessKey<Value>: SharedKey {
+package protocol CrossProcessKey<Value>: SharedKey, KnowledgeOwningKey {
   /// Begins a read-modify-write of the stored value that excludes every other thread and
   /// process until it ends: see ``KeyTransaction``.
   ///
@@ -16,4 +16,39 @@ package protocol CrossProcessKey<Value>: SharedKey {
   /// Stores `value`, atomically, through `transaction` (begun by this key); a commit that throws
   /// stored nothing, unless it throws ``StoredWithSaveError``.
   func commit(_ value: Value, through transaction: any KeyTransaction) throws
+
+  /// This key, with a knowledge of the stored value of its own, which starts empty (its first
+  /// read or transaction takes the stored value as it is) and which only its own reads, writes
+  /// and subscription change.
+  ///
+  /// A key knows what it last read or wrote (a file's identity, a row's version), and a
+  /// transaction delivers only what changed since: that knowledge must be what its reference
+  /// holds. A reference takes its own copy when it is made, because one key value may serve
+  /// two references (the same `static let` key in two dependency contexts, as parallel tests
+  /// have) or a program's own `load`, `save` and `subscribe`: through a shared knowledge, one of
+  /// them would take in a change that the other then never hears of, and that other's next
+  /// `withLock` would write over it.
+  func withOwnKnowledge() -> Self
+}
+
+/// A key that can give a reference a copy of itself with a knowledge of its own, found by a
+/// cast to this protocol: unlike `any CrossProcessKey<Value>`, it constrains no associated type,
+/// and the run time answers such a cast from its cache of conformances (the constrained cast
+/// decodes the protocol's requirements on every call: a quarter more time to open a key).
+package protocol KnowledgeOwningKey {
+  /// ``CrossProcessKey/withOwnKnowledge()``, typed as the reference of a `Value` state keeps
+  /// it; `nil` when this key's value type is not `Value`.
+  func ownCopy<Value>(holding valueType: Value.Type) -> (any CrossProcessKey<Value>)?
+}
+
+extension CrossProcessKey {
+  package func ownCopy<Other>(holding valueType: Other.Type) -> (any CrossProcessKey<Other>)? {
+    guard Other.self == Value.self else { return nil }
+    let copy: any CrossProcessKey<Value> = withOwnKnowledge()
+    // `Other` is `Value` (checked above): the two existential types are one type, with one
+    // layout, and the copy is read as what the check proved it is.
+    return withUnsafePointer(to: copy) { copied in
+      UnsafeRawPointer(copied).assumingMemoryBound(to: (any CrossProcessKey<Other>).self).pointee
+    }
+  }
 }

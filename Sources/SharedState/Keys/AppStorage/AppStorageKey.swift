@@ -29,8 +29,11 @@ public struct AppStorageKey<Value: Sendable>: SharedKey {
   /// The suite that holds the key.
   public var suite: AppStorageSuite { parts.suite }
   /// Everything else, in one object: a reference keeps its key in an existential (more than
-  /// once), where a key of one word needs no box of its own, and a program may open thousands.
+  /// once), where a key of two words needs no box of its own, and a program may open thousands.
   private let parts: Parts
+  /// The file's key of a reference's own copy (see ``withOwnKnowledge()``), in place of the one
+  /// in `parts`: the copy shares the parts, which the registry's id of the key holds anyway.
+  private let ownFile: FileStorageKey<Value>?
 
   private final class Parts: AppStorageKeyIdentity, @unchecked Sendable {
     // `@unchecked`: immutable, as its base is.
@@ -48,8 +51,15 @@ public struct AppStorageKey<Value: Sendable>: SharedKey {
     }
   }
 
+  private init(parts: Parts, ownFile: FileStorageKey<Value>?) {
+    self.parts = parts
+    self.ownFile = ownFile
+  }
+
   /// The key's file, or why it cannot have one.
-  private var file: Result<FileStorageKey<Value>, AppStorageError> { parts.file }
+  private var file: Result<FileStorageKey<Value>, AppStorageError> {
+    if let ownFile { .success(ownFile) } else { parts.file }
+  }
   /// Whether the key was given its suite (`store:`), which the description then names.
   private var wasGivenSuite: Bool { parts.wasGivenSuite }
 
@@ -75,6 +85,7 @@ public struct AppStorageKey<Value: Sendable>: SharedKey {
       )
     }
     parts = Parts(key: key, suite: suite, wasGivenSuite: givenSuite != nil, file: file)
+    ownFile = nil
   }
 
   /// The suite and the key's name: the same name in two suites is two pieces of state.
@@ -122,6 +133,11 @@ public struct AppStorageKey<Value: Sendable>: SharedKey {
 }
 
 extension AppStorageKey: CrossProcessKey {
+  /// This key with a handle on its file of its own (see ``CrossProcessKey/withOwnKnowledge()``).
+  package func withOwnKnowledge() -> Self {
+    AppStorageKey(parts: parts, ownFile: try? file.get().withOwnKnowledge())
+  }
+
   package func beginTransaction(receivingChange receive: (Result<Value?, any Error>) -> Void) -> any KeyTransaction {
     switch file {
     case let .success(file): file.beginTransaction(receivingChange: receive)
