@@ -53,16 +53,8 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
   private let writableKey: (any SharedKey<Value>)?
   /// The key again, when its storage is shared with other processes and `withLock` must
   /// exclude them too: the reference's own copy (see ``ownCopy(of:)``), found when the reference
-  /// is made. Only used holding `lock`.
-  private var crossProcessKey: (any CrossProcessKey<Value>)? {
-    if case let .some(found) = foundCrossProcessKey { return found }
-    let found = key as? any CrossProcessKey<Value>
-    foundCrossProcessKey = .some(found)
-    return found
-  }
-  /// What ``crossProcessKey`` found: set by the initializers that take a key. Unchecked
-  /// exclusivity, as `storedValue`'s (a `lazy` property is checked on every write).
-  @exclusivity(unchecked) private var foundCrossProcessKey: (any CrossProcessKey<Value>)?? = nil
+  /// is made.
+  private let crossProcessKey: (any CrossProcessKey<Value>)?
   let registrar = ObservationRegistrar()
   /// The properties read through `registrar`: only their changes are announced to it.
   let observationInterest = ObservationInterest()
@@ -83,6 +75,7 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
     defaultValue = value
     key = nil
     writableKey = nil
+    crossProcessKey = nil
   }
 
   /// State for a key: loads it (keeping `defaultValue` until and unless the key has something)
@@ -98,7 +91,7 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
     let kept: any SharedReaderKey<Value> = if let owned { owned } else { key }
     self.key = kept
     self.writableKey = owned ?? writableKey
-    foundCrossProcessKey = .some(owned)
+    crossProcessKey = owned
     storedIsLoading = true
     kept.load(
       context: .initialValue(defaultValue),
@@ -132,7 +125,7 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
     let owned = Self.ownCopy(of: key)
     self.key = if let owned { owned } else { key }
     writableKey = owned ?? key as? any SharedKey<Value>
-    foundCrossProcessKey = .some(owned)
+    crossProcessKey = owned
     isSubscriptionPending = true
   }
 
