@@ -88,9 +88,8 @@ struct UserDefaultsWritingTests {
   /// A handle's catch-up while a write it heard begin is under way happens when the watch
   /// resynchronizes; here a second subscription on the same handle makes it, on the test's
   /// thread (each subscription after the first through a key gets a handle of its own, so this
-  /// one is made directly),
-  /// while the first, which heard the write begin as a `@Shared` of the key does, makes the
-  /// write's own delivery: together they must hear the write once.
+  /// one is made directly), while the first, which heard the write begin as a `@Shared` of the
+  /// key does, makes the write's own delivery: together they must hear the write once.
   @Test func aCatchUpDuringASetIsLeftToTheSet() async throws {
     suite.set(1, forKey: "shared")
     let path = suite.directory.appendingPathComponent("shared.json").path
