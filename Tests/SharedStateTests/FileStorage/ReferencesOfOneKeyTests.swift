@@ -1,7 +1,7 @@
 import Dependencies
 import DependenciesTestSupport
 import Foundation
-@testable import SharedState
+import SharedState
 import Testing
 import TestSupport
 
@@ -15,8 +15,8 @@ struct ReferencesOfOneKeyTests {
     let directory = try TemporaryDirectory()
     let file = directory.path("count.json")
     let key: FileStorageKey<Int> = .fileStorage(URL(fileURLWithPath: file))
-    let first = Self.sharedInAContextOfItsOwn(key)
-    let second = Self.sharedInAContextOfItsOwn(key)
+    let first = sharedInAContextOfItsOwn(key)
+    let second = sharedInAContextOfItsOwn(key)
     let firstValues = AsyncQueue(first.values)
     let secondValues = AsyncQueue(second.values)
     #expect(try await DemoProcess("set", "--file", file, "41").waitForExit() == 0)
@@ -33,8 +33,8 @@ struct ReferencesOfOneKeyTests {
     let directory = try TemporaryDirectory()
     let suite = AppStorageSuite(directory: directory.url)
     let key: AppStorageKey<Int> = .appStorage("count", store: suite)
-    let first = Self.sharedInAContextOfItsOwn(key)
-    let second = Self.sharedInAContextOfItsOwn(key)
+    let first = sharedInAContextOfItsOwn(key)
+    let second = sharedInAContextOfItsOwn(key)
     let firstValues = AsyncQueue(first.values)
     let secondValues = AsyncQueue(second.values)
     #expect(try await DemoProcess("set", "--suite", directory.url.path, "--key", "count", "41").waitForExit() == 0)
@@ -61,15 +61,6 @@ struct ReferencesOfOneKeyTests {
     #expect(try await values.next(where: { $0 == 10 }) == 10)
     $count.withLock { $0 += 1 }
     #expect(try Self.stored(in: file) == "11", "the increment starts from the saved value")
-  }
-
-  /// `key` as a `@Shared` would take it in a dependency context with a registry of its own.
-  private static func sharedInAContextOfItsOwn<Key: SharedKey<Int>>(_ key: Key) -> Shared<Int> {
-    withDependencies {
-      $0.sharedReferenceRegistry = ReferenceRegistry()
-    } operation: {
-      Shared(wrappedValue: 0, key)
-    }
   }
 
   /// What the file holds, less surrounding white space.

@@ -1,6 +1,5 @@
-import Dependencies
 import Foundation
-@testable import SharedState
+import SharedState
 import SharedStatePostgres
 import Testing
 
@@ -14,8 +13,8 @@ struct PostgresReferencesOfOneKeyTests {
     try await PostgresServer.withServer { server in
       let store = try PostgresStore(url: server.url)
       let key: PostgresKey<Int> = .postgres("counter", store: store)
-      let first = Self.sharedInAContextOfItsOwn(key)
-      let second = Self.sharedInAContextOfItsOwn(key)
+      let first = sharedInAContextOfItsOwn(key)
+      let second = sharedInAContextOfItsOwn(key)
       first.withLock { $0 = 0 }
       let firstValues = AsyncQueue(first.values)
       let secondValues = AsyncQueue(second.values)
@@ -26,15 +25,6 @@ struct PostgresReferencesOfOneKeyTests {
       second.withLock { $0 += 1 }
       #expect(first.saveError == nil && second.saveError == nil)
       #expect(try server.psql("SELECT value::text FROM shared_state WHERE key = 'counter'") == "43", "neither increment is lost")
-    }
-  }
-
-  /// `key` as a `@Shared` would take it in a dependency context with a registry of its own.
-  private static func sharedInAContextOfItsOwn(_ key: PostgresKey<Int>) -> Shared<Int> {
-    withDependencies {
-      $0.sharedReferenceRegistry = ReferenceRegistry()
-    } operation: {
-      Shared(wrappedValue: 0, key)
     }
   }
 }
