@@ -109,12 +109,12 @@ public struct Shared<Value> {
   /// Reading it inside `withObservationTracking` tracks changes from anywhere: this process
   /// or, with a persistence strategy that watches its storage, another one.
   public var wrappedValue: Value {
-    get { ChangeTracking.assertedValue(of: projection) ?? projection.value }
+    get { box.withCurrent { ChangeTracking.assertedValue(of: $0) ?? $0.value } }
     @available(
       *, deprecated,
       message: "Use '$shared.withLock' to modify a shared value with exclusive access."
     )
-    nonmutating set { ChangeTracking.withLock(projection) { $0 = newValue } }
+    nonmutating set { box.withCurrent { ChangeTracking.withLock($0) { $0 = newValue } } }
   }
 
   /// The `Shared` itself, for passing the shared state on and for calling its methods.
@@ -146,7 +146,7 @@ public struct Shared<Value> {
   /// - Returns: What `operation` returns.
   @discardableResult
   public func withLock<R>(_ operation: (inout Value) throws -> R) rethrows -> R {
-    try ChangeTracking.withLock(projection, operation)
+    try box.withCurrent { try ChangeTracking.withLock($0, operation) }
   }
 
   /// A `Shared` of a part of this value, reached through a writable key path.
@@ -164,13 +164,13 @@ public struct Shared<Value> {
   }
 
   /// Whether the key is loading the value.
-  public var isLoading: Bool { projection.isLoading }
+  public var isLoading: Bool { box.withCurrent { $0.isLoading } }
 
   /// The error of the key's last load, or `nil` when it succeeded.
-  public var loadError: (any Error)? { projection.loadError }
+  public var loadError: (any Error)? { box.withCurrent { $0.loadError } }
 
   /// The error of the key's last save, or `nil` when it succeeded.
-  public var saveError: (any Error)? { projection.saveError }
+  public var saveError: (any Error)? { box.withCurrent { $0.saveError } }
 
   /// Loads the value from the key again.
   ///

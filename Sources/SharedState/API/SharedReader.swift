@@ -128,7 +128,7 @@ public struct SharedReader<Value> {
   /// The current value.
   ///
   /// Reading it inside `withObservationTracking` tracks changes from anywhere.
-  public var wrappedValue: Value { ChangeTracking.assertedValue(of: projection) ?? projection.value }
+  public var wrappedValue: Value { box.withCurrent { ChangeTracking.assertedValue(of: $0) ?? $0.value } }
 
   /// The `SharedReader` itself, for passing it on and for calling its methods.
   ///
@@ -146,10 +146,10 @@ public struct SharedReader<Value> {
   }
 
   /// Whether the key is loading the value.
-  public var isLoading: Bool { projection.isLoading }
+  public var isLoading: Bool { box.withCurrent { $0.isLoading } }
 
   /// The error of the key's last load, or `nil` when it succeeded.
-  public var loadError: (any Error)? { projection.loadError }
+  public var loadError: (any Error)? { box.withCurrent { $0.loadError } }
 
   /// Loads the value from the key again.
   ///

@@ -8,6 +8,7 @@ extension SharedReference {
   /// Runs `body` under `lock`, then, once the lock is released by the outermost call, delivers
   /// what it queued on this thread: changes this process makes reach its observers on the
   /// thread that made them, as with swift-sharing.
+  @inline(__always)
   func changing<R>(_ body: () throws -> R) rethrows -> R {
     // Whether there is anything to deliver is asked in the critical section of the change: a
     // write that queued nothing (no listener, no Observation) takes the lock once. Delivered
