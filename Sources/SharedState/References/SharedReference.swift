@@ -32,8 +32,11 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
   @exclusivity(unchecked) var outbox = ChangeOutbox<Value>()
   private var subscription: SharedSubscription?
   /// The cross-process transaction of the `withLock` running now (on the thread that holds
-  /// `lock`): saves made inside it commit through it instead of beginning their own.
-  private var openTransaction: (any KeyTransaction)?
+  /// `lock`): a `withLock` nested in it commits through it instead of beginning its own.
+  // Unowned and unsafe, so that setting and clearing it retains nothing: it is set only while
+  // the `withLock` that began the transaction holds it in a local constant, and cleared before
+  // that constant goes out of scope.
+  private unowned(unsafe) var openTransaction: (any KeyTransaction)?
   /// The transaction of the `withLock` that just ended, whose deliveries resume once `lock` is
   /// released (see ``KeyTransaction/endDeferringDeliveries()``): set and taken with `lock` held.
   @exclusivity(unchecked) var transactionToResume: (any KeyTransaction)?
@@ -53,8 +56,8 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
   private let writableKey: (any SharedKey<Value>)?
   /// The key again, when its storage is shared with other processes and `withLock` must
   /// exclude them too: the reference's own copy (see ``ownCopy(of:)``), found when the reference
-  /// is made.
-  private let crossProcessKey: (any CrossProcessKey<Value>)?
+  /// is made, in a holder of its own (see ``HeldCrossProcessKey``).
+  private let crossProcessKey: (any HeldCrossProcessKey<Value>)?
   let registrar = ObservationRegistrar()
   /// The properties read through `registrar`: only their changes are announced to it.
   let observationInterest = ObservationInterest()
@@ -88,9 +91,9 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
     storedValue = defaultValue
     self.defaultValue = defaultValue
     let owned = Self.ownCopy(of: key)
-    let kept: any SharedReaderKey<Value> = if let owned { owned } else { key }
+    let kept: any SharedReaderKey<Value> = if let owned { owned.key } else { key }
     self.key = kept
-    self.writableKey = owned ?? writableKey
+    self.writableKey = owned?.key ?? writableKey
     crossProcessKey = owned
     storedIsLoading = true
     kept.load(
@@ -107,8 +110,8 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
   /// knowledge of the stored value of its own (see ``CrossProcessKey/withOwnKnowledge()``), so
   /// that what it knows is what this reference holds. `nil` for another key. (The one dynamic
   /// cast a key's reference makes, to a protocol without constraints: a write later finds the
-  /// key here.)
-  private static func ownCopy<Key: SharedReaderKey<Value>>(of key: Key) -> (any CrossProcessKey<Value>)? {
+  /// key in the holder.)
+  private static func ownCopy<Key: SharedReaderKey<Value>>(of key: Key) -> (any HeldCrossProcessKey<Value>)? {
     (key as? any KnowledgeOwningKey)?.ownCopy(holding: Value.self)
   }
 
@@ -123,8 +126,8 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
     storedValue = loadedValue
     defaultValue = nil
     let owned = Self.ownCopy(of: key)
-    self.key = if let owned { owned } else { key }
-    writableKey = owned ?? key as? any SharedKey<Value>
+    self.key = if let owned { owned.key } else { key }
+    writableKey = owned?.key ?? key as? any SharedKey<Value>
     crossProcessKey = owned
     isSubscriptionPending = true
   }
@@ -222,8 +225,9 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
   @_specialize(where Value == String, R == Void)
   func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
     try changing {
+      guard let crossProcessKey else { return try mutate(body, committingThrough: nil, to: nil) }
       // A nested `withLock` on the same state runs inside the outer transaction.
-      guard let crossProcessKey, openTransaction == nil else { return try mutate(body) }
+      if let openTransaction { return try mutate(body, committingThrough: openTransaction, to: crossProcessKey) }
       // Another process may have written since this one last read: start from its value.
       let transaction = crossProcessKey.beginTransaction { change in
         apply(change, finishesLoading: false, isFromElsewhere: false)
@@ -241,7 +245,7 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
         setSaveError(readFailure)
         return try refuse(body)
       }
-      return try mutate(body)
+      return try mutate(body, committingThrough: transaction, to: crossProcessKey)
     }
   }
 
@@ -255,16 +259,22 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
     return try body(&copy)
   }
 
-  /// Runs `body` on a copy of the value and keeps and saves what it leaves. Call with `lock`
-  /// held (and, for a cross-process key, its exclusive access).
-  private func mutate<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+  /// Runs `body` on a copy of the value and keeps and saves what it leaves: for a cross-process
+  /// key, commits it through `transaction` to `key` (both passed in, not read again from the
+  /// reference: each read would retain them). Call with `lock` held (and, for a cross-process
+  /// key, its exclusive access).
+  private func mutate<R>(
+    _ body: (inout Value) throws -> R,
+    committingThrough transaction: (any KeyTransaction)?,
+    to key: (any HeldCrossProcessKey<Value>)?
+  ) rethrows -> R {
     // Work on a copy: a throwing body leaves nothing behind, and a nested `withLock` on the
     // same state cannot overlap an access to `storedValue`.
     var newValue = storedValue
     let result = try body(&newValue)
     if let areEqual, areEqual(storedValue, newValue) { return result }
-    if let openTransaction, let crossProcessKey {
-      commit(newValue, to: crossProcessKey, through: openTransaction, isNew: true)
+    if let transaction, let key {
+      commit(newValue, to: key, through: transaction, isNew: true)
       return result
     }
     store(newValue, isFromElsewhere: false)
@@ -281,7 +291,7 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
   @discardableResult
   private func commit(
     _ value: Value,
-    to key: any CrossProcessKey<Value>,
+    to key: any HeldCrossProcessKey<Value>,
     through transaction: any KeyTransaction,
     isNew: Bool
   ) -> (any Error)? {

@@ -36,19 +36,52 @@ package protocol CrossProcessKey<Value>: SharedKey, KnowledgeOwningKey {
 /// and the run time answers such a cast from its cache of conformances (the constrained cast
 /// decodes the protocol's requirements on every call: a quarter more time to open a key).
 package protocol KnowledgeOwningKey {
-  /// ``CrossProcessKey/withOwnKnowledge()``, typed as the reference of a `Value` state keeps
-  /// it; `nil` when this key's value type is not `Value`.
-  func ownCopy<Value>(holding valueType: Value.Type) -> (any CrossProcessKey<Value>)?
+  /// ``CrossProcessKey/withOwnKnowledge()``, held as the reference of a `Value` state keeps it;
+  /// `nil` when this key's value type is not `Value`.
+  func ownCopy<Value>(holding valueType: Value.Type) -> (any HeldCrossProcessKey<Value>)?
 }
 
 extension CrossProcessKey {
-  package func ownCopy<Other>(holding valueType: Other.Type) -> (any CrossProcessKey<Other>)? {
+  package func ownCopy<Other>(holding valueType: Other.Type) -> (any HeldCrossProcessKey<Other>)? {
     guard Other.self == Value.self else { return nil }
-    let copy: any CrossProcessKey<Value> = withOwnKnowledge()
+    let held: any HeldCrossProcessKey<Value> = HeldKey(withOwnKnowledge())
     // `Other` is `Value` (checked above): the two existential types are one type, with one
-    // layout, and the copy is read as what the check proved it is.
-    return withUnsafePointer(to: copy) { copied in
-      UnsafeRawPointer(copied).assumingMemoryBound(to: (any CrossProcessKey<Other>).self).pointee
+    // layout, and the holder is read as what the check proved it is.
+    return withUnsafePointer(to: held) { pointer in
+      UnsafeRawPointer(pointer).assumingMemoryBound(to: (any HeldCrossProcessKey<Other>).self).pointee
     }
+  }
+}
+
+/// A reference's own copy of its cross-process key (see ``CrossProcessKey/withOwnKnowledge()``),
+/// held in an object of its own: a `withLock` reaches the key through it without copying the
+/// key's existential (each copy goes through the run time's witnesses), and the holder's calls
+/// are made on the key's concrete type.
+package protocol HeldCrossProcessKey<Value>: AnyObject, Sendable {
+  associatedtype Value
+  /// The key itself.
+  var key: any CrossProcessKey<Value> { get }
+  /// ``CrossProcessKey/beginTransaction(receivingChange:)`` of the key.
+  func beginTransaction(receivingChange receive: (Result<Value?, any Error>) -> Void) -> any KeyTransaction
+  /// ``CrossProcessKey/commit(_:through:)`` of the key.
+  func commit(_ value: Value, through transaction: any KeyTransaction) throws
+}
+
+/// A ``HeldCrossProcessKey`` of a key of type `Key`.
+final class HeldKey<Key: CrossProcessKey>: HeldCrossProcessKey {
+  private let held: Key
+
+  init(_ key: Key) {
+    held = key
+  }
+
+  var key: any CrossProcessKey<Key.Value> { held }
+
+  func beginTransaction(receivingChange receive: (Result<Key.Value?, any Error>) -> Void) -> any KeyTransaction {
+    held.beginTransaction(receivingChange: receive)
+  }
+
+  func commit(_ value: Key.Value, through transaction: any KeyTransaction) throws {
+    try held.commit(value, through: transaction)
   }
 }
