@@ -92,7 +92,7 @@ extension SharedReference {
     for entry in batch.entries {
       switch entry {
       case let .value(sequence, _, carriesValue):
-        if observationInterest.wasRead(.value) { registrar.withMutation(of: self, keyPath: valuePath) {} }
+        announceChange(of: .value)
         if carriesValue {
           batch.listeners?.deliver(batch.values[valueIndex], committedAs: sequence)
           valueIndex += 1
@@ -112,11 +112,11 @@ extension SharedReference {
   private func announce(_ property: ObservedProperty) {
     switch property {
     case .isLoading:
-      if observationInterest.wasRead(.isLoading) { registrar.withMutation(of: self, keyPath: isLoadingPath) {} }
+      announceChange(of: .isLoading)
     case .loadError:
-      if observationInterest.wasRead(.loadError) { registrar.withMutation(of: self, keyPath: loadErrorPath) {} }
+      announceChange(of: .loadError)
     case .saveError:
-      if observationInterest.wasRead(.saveError) { registrar.withMutation(of: self, keyPath: saveErrorPath) {} }
+      announceChange(of: .saveError)
     }
   }
 }

@@ -13,7 +13,7 @@ import Observation
 /// Sendable because every mutable stored property is read and written only while `lock` is held.
 /// The value is handed out as copies; `Shared` is itself `Sendable` only when its value is, so a
 /// non-`Sendable` value cannot cross threads through it.
-final class SharedReference<Value>: MutableValueProjection, RootReference, Observable, @unchecked Sendable {
+final class SharedReference<Value>: ObservedState, MutableValueProjection, RootReference, @unchecked Sendable {
   // Recursive, so that code running inside `withLock`'s body (a read, a nested `withLock` on
   // the same state) can read and write on the same thread without deadlocking.
   let lock = NSRecursiveLock()
@@ -58,19 +58,10 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
   /// exclude them too: the reference's own copy (see ``ownCopy(of:)``), found when the reference
   /// is made, in a holder of its own (see ``HeldCrossProcessKey``).
   private let crossProcessKey: (any HeldCrossProcessKey<Value>)?
-  let registrar = ObservationRegistrar()
-  /// The properties read through `registrar`: only their changes are announced to it.
-  let observationInterest = ObservationInterest()
-  // Made once per value type: forming a key path into a generic class resolves its type at run
-  // time, which would otherwise happen on every read and write (or, stored here, cost four
-  // objects per reference).
+  // Found once per value type: finding `==` is a dynamic cast.
   private let facts = ReferenceTypeFacts<Value>.shared
   /// `==` for the value's type, when it has one: a change to an equal value is no change.
   private var areEqual: ((Value, Value) -> Bool)? { facts.areEqual }
-  var valuePath: KeyPath<SharedReference<Value>, Value> { facts.valuePath }
-  var isLoadingPath: KeyPath<SharedReference<Value>, Bool> { facts.isLoadingPath }
-  var loadErrorPath: KeyPath<SharedReference<Value>, (any Error)?> { facts.loadErrorPath }
-  var saveErrorPath: KeyPath<SharedReference<Value>, (any Error)?> { facts.saveErrorPath }
 
   /// State that belongs to no key: `Shared(value:)`.
   init(value: Value) {
@@ -96,6 +87,7 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
     self.writableKey = owned?.key ?? writableKey
     crossProcessKey = owned
     storedIsLoading = true
+    super.init()
     kept.load(
       context: .initialValue(defaultValue),
       continuation: LoadContinuation(describing: key) { [weak self] result in
@@ -180,8 +172,7 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
   // MARK: Reading
 
   var value: Value {
-    observationInterest.noteRead(.value)
-    registrar.access(self, keyPath: valuePath)
+    noteAccess(to: .value)
     return lock.withLock { storedValue }
   }
 
@@ -190,20 +181,17 @@ final class SharedReference<Value>: MutableValueProjection, RootReference, Obser
   var keyDescription: String? { key.map { String(describing: $0) } }
 
   var isLoading: Bool {
-    observationInterest.noteRead(.isLoading)
-    registrar.access(self, keyPath: isLoadingPath)
+    noteAccess(to: .isLoading)
     return lock.withLock { storedIsLoading }
   }
 
   var loadError: (any Error)? {
-    observationInterest.noteRead(.loadError)
-    registrar.access(self, keyPath: loadErrorPath)
+    noteAccess(to: .loadError)
     return lock.withLock { storedLoadError }
   }
 
   var saveError: (any Error)? {
-    observationInterest.noteRead(.saveError)
-    registrar.access(self, keyPath: saveErrorPath)
+    noteAccess(to: .saveError)
     return lock.withLock { storedSaveError }
   }
 
