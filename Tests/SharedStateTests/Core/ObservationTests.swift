@@ -50,4 +50,31 @@ struct ObservationTests {
     #expect(!$count.isLoading)
     #expect(count == 3)
   }
+
+  @Test func saveErrorIsObserved() {
+    let backend = TestBackend<Int>(stored: 1)
+    @Shared(TestKey(name: "saving", backend: backend)) var count = 0
+    backend.saveFailure.setValue(TestError(message: "disk full"))
+    #expect(changeIsObserved(read: { _ = $count.saveError }, change: { $count.withLock { $0 += 1 } }))
+    #expect($count.saveError as? TestError == TestError(message: "disk full"))
+  }
+
+  @Test func loadErrorIsObserved() {
+    let backend = TestBackend<Int>(stored: 1)
+    @Shared(TestKey(name: "failing", backend: backend)) var count = 0
+    #expect(changeIsObserved(read: { _ = $count.loadError }, change: { backend.failFromElsewhere(TestError()) }))
+    #expect($count.loadError as? TestError == TestError())
+  }
+
+  /// Each observable property has a name of its own: a tracking of the value alone does not
+  /// hear of an error, nor a tracking of the errors of a new value.
+  @Test func eachPropertyIsObservedOnItsOwn() {
+    let backend = TestBackend<Int>(stored: 1)
+    @Shared(TestKey(name: "apart", backend: backend)) var count = 0
+    // Read once each, so that a change of any of them is announced to Observation.
+    _ = (count, $count.isLoading, $count.loadError, $count.saveError)
+    #expect(!changeIsObserved(read: { _ = count }, change: { backend.failFromElsewhere(TestError()) }))
+    #expect(!changeIsObserved(read: { _ = $count.saveError; _ = $count.isLoading }, change: { backend.writeFromElsewhere(2) }))
+    #expect(count == 2)
+  }
 }
