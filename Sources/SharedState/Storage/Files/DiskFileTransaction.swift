@@ -29,10 +29,11 @@ final class DiskFileTransaction: FileTransaction {
       if file.transactionEnds(hasWritten: false) { file.deliverDeferred() }
       throw error
     }
-    if let news = refresh.news { file.remember(news) }
-    change = refresh.change
-    if case let .failure(error) = refresh.change { readFailure = error } else { readFailure = nil }
-    target = refresh.target
+    let (news, change, target) = refresh.parts()
+    if let news { file.remember(news) }
+    if case let .failure(error) = change { readFailure = error } else { readFailure = nil }
+    self.change = change
+    self.target = target
   }
 
   func commit(_ state: FileState) throws {
