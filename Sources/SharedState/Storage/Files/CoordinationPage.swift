@@ -194,17 +194,23 @@ final class CoordinationPage: @unchecked Sendable {
   }
 
   /// Publishes what a write left at the target name and ends it at `sequence`. `state` is
-  /// copied when it fits, unless the write announced it.
-  func finishWrite(sequence: UInt64, identity: FileIdentity?, state: FileState) {
-    switch (state, identity) {
-    case (.missing, _):
+  /// copied when it fits, unless the write announced it; `nil` is `.missing`. (Taken as an
+  /// optional and matched on its own, not in a tuple with `identity`: each of those copied the
+  /// contents, on every write.)
+  func finishWrite(sequence: UInt64, identity: FileIdentity?, state: FileState?) {
+    switch state {
+    case nil, .missing?:
       word(9).store(1, ordering: .relaxed)
-    case (.digest, _):
+    case .digest?:
       // A write publishes the bytes it wrote, never a digest (knowledge only); were one given,
       // the page would say nothing of the contents.
       assertionFailure("a write publishes the bytes it wrote, not their digest")
       word(9).store(0, ordering: .relaxed)
-    case let (.contents(contents), identity?):
+    case let .contents(contents)?:
+      guard let identity else {
+        word(9).store(0, ordering: .relaxed)
+        break
+      }
       for (index, value) in [
         identity.device, identity.inode, UInt64(bitPattern: identity.size),
         UInt64(bitPattern: identity.modificationSeconds), UInt64(bitPattern: identity.modificationNanoseconds),
@@ -222,8 +228,6 @@ final class CoordinationPage: @unchecked Sendable {
       } else {
         word(9).store(3, ordering: .relaxed)
       }
-    case (.contents, nil):
-      word(9).store(0, ordering: .relaxed)
     }
     word(1).store(sequence, ordering: .relaxed)
     word(0).store(sequence, ordering: .releasing)

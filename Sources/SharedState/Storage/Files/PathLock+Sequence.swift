@@ -72,8 +72,8 @@ extension PathLock {
 
   /// Second half: the page describes what the write left at the target name, and the sequence
   /// turns even. Called after the writer recorded the write as its own, so that a watcher of this
-  /// process that wakes for the write's events finds it known.
-  func publish(_ write: AnnouncedWrite, identity: FileIdentity?, state: FileState) {
+  /// process that wakes for the write's events finds it known. `state` `nil` is `.missing`.
+  func publish(_ write: AnnouncedWrite, identity: FileIdentity?, state: FileState?) {
     write.page?.finishWrite(sequence: write.sequence, identity: identity, state: state)
   }
 

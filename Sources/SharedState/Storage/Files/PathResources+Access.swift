@@ -182,7 +182,7 @@ extension PathResources {
   /// Ends a write that ``write(_:replacing:durability:)`` made: the page describes it and the
   /// sequence turns even.
   func publish(_ written: FileKnowledge, _ announced: PathLock.AnnouncedWrite) {
-    lock.publish(announced, identity: written.identity, state: written.state ?? .missing)
+    lock.publish(announced, identity: written.identity, state: written.state)
   }
 
   /// Lets the page go, to be mapped again by the next transaction. Call holding the lock.
