@@ -7,7 +7,7 @@ import Observation
 /// for one subject type, and the key paths that name the properties are constants. Made on the
 /// generic reference, every read of the value or of an error looked up the reference's
 /// conformance to `Observable` in the run time, and retained and released a key path made for
-/// its value type.
+/// its value type. (Not `final`: ``SharedReference`` inherits it, and nothing else does.)
 class ObservedState: Observable {
   let registrar = ObservationRegistrar()
   /// The properties read through `registrar`: only their changes are announced to it.

@@ -8,6 +8,8 @@ extension SharedReference {
   /// Runs `body` under `lock`, then, once the lock is released by the outermost call, delivers
   /// what it queued on this thread: changes this process makes reach its observers on the
   /// thread that made them, as with swift-sharing.
+  // Inlined: called from `withLock`'s generic entry, it took the reference owned (a retain and a
+  // release per write, through the side table of an object the registry holds weakly).
   @inline(__always)
   func changing<R>(_ body: () throws -> R) rethrows -> R {
     // Whether there is anything to deliver is asked in the critical section of the change: a
