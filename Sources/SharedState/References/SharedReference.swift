@@ -16,7 +16,7 @@ import Observation
 final class SharedReference<Value>: ObservedState, MutableValueProjection, RootReference, @unchecked Sendable {
   // Recursive, so that code running inside `withLock`'s body (a read, a nested `withLock` on
   // the same state) can read and write on the same thread without deadlocking.
-  let lock = NSRecursiveLock()
+  let lock = RecursiveLock()
   /// How deep the thread that holds `lock` is in ``changing(_:)``: only the outermost level
   /// delivers, once the lock is really released.
   // Unchecked exclusivity (also `storedValue` and `outbox`): touched only with `lock` held, and

@@ -101,10 +101,8 @@ struct ReadingTakenInTests {
   }
 
   /// Runs `body` holding `lock`, on this thread.
-  private static func holding<R>(_ lock: NSRecursiveLock, _ body: () throws -> R) rethrows -> R {
-    lock.lock()
-    defer { lock.unlock() }
-    return try body()
+  private static func holding<R>(_ lock: RecursiveLock, _ body: () throws -> R) rethrows -> R {
+    try lock.withLock(body)
   }
 
   @Test func aReadingWithNothingBetweenIsTakenIn() throws {
