@@ -23,17 +23,11 @@ final class ThreadOwnedLock: @unchecked Sendable {
   private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
   init() {
-    mutex = .allocate(capacity: 1)
-    var attributes = pthread_mutexattr_t()
-    pthread_mutexattr_init(&attributes)
-    pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ERRORCHECK))
-    pthread_mutex_init(mutex, &attributes)
-    pthread_mutexattr_destroy(&attributes)
+    mutex = PosixMutex.make(kind: Int32(PTHREAD_MUTEX_ERRORCHECK))
   }
 
   deinit {
-    pthread_mutex_destroy(mutex)
-    mutex.deallocate()
+    PosixMutex.destroy(mutex)
   }
 
   /// Waits for the lock, unless this thread holds it.
