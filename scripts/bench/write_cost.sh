@@ -11,26 +11,38 @@
 # difference in writes, so that starting the program does not count. Prints figures, asserts
 # nothing.
 #
-# usage: scripts/bench/write_cost.sh [--demo PATH] [--writes N] [--rounds R] [--dir DIR]
+# With --compare PATH, another build of shared-demo (the one a change began from, say) takes its
+# turn in each round too, and the summary gives each build's CPU per write over the C floor's of
+# the same round: on a noisy host, the steadiest way to see a change of a few percent.
+#
+# usage: scripts/bench/write_cost.sh [--demo PATH] [--compare PATH] [--writes N] [--rounds R]
+#                                    [--dir DIR]
+#   --compare  another shared-demo, measured in the same rounds (shown as "compared")
 #   --writes   increments in the long run (default 100000)
 #   --rounds   how many times the pair of programs is measured, alternating (default 3)
 #   --dir      where the counter lives (default: a fresh directory in /dev/shm, tmpfs)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 demo=""
+compare=""
 writes=100000
 rounds=3
 dir=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --demo) demo="$2"; shift 2 ;;
+    --compare) compare="$2"; shift 2 ;;
     --writes) writes="$2"; shift 2 ;;
     --rounds) rounds="$2"; shift 2 ;;
     --dir) dir="$2"; shift 2 ;;
-    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "write_cost.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
+if [ -n "$compare" ] && [ ! -x "$compare" ]; then
+  echo "write_cost.sh: --compare '$compare' is not an executable shared-demo" >&2
+  exit 2
+fi
 case "$writes$rounds" in
   *[!0-9]*) echo "write_cost.sh: --writes and --rounds take whole numbers" >&2; exit 2 ;;
 esac
@@ -54,6 +66,7 @@ run() {
   rm -f "$work"/*.json "$work"/.*.json.* 2>/dev/null || true
   case "$program" in
     library) LD_PRELOAD="$work/thread_costs.so" "$demo" increment --file "$file" --times "$times" >/dev/null 2>"$log" ;;
+    compared) LD_PRELOAD="$work/thread_costs.so" "$compare" increment --file "$file" --times "$times" >/dev/null 2>"$log" ;;
     loop) LD_PRELOAD="$work/thread_costs.so" "$work/protocol_counter_swift" "$file" "$times" 0 watch >/dev/null 2>"$log" ;;
     c) LD_PRELOAD="$work/thread_costs.so" "$work/protocol_counter" "$file" "$times" 0 watch >/dev/null 2>"$log" ;;
   esac
@@ -71,14 +84,14 @@ echo "|---|---|---|---|---|"
 results="$work/results.txt"
 : >"$results"
 for round in $(seq "$rounds"); do
-  for program in library loop c; do
+  for program in library ${compare:+compared} loop c; do
     read -r user_big cpu_big alloc_big writer <<<"$(run "$program" "$writes")"
     read -r user_small cpu_small alloc_small _ <<<"$(run "$program" "$small" "$writer")"
     awk -v r="$round" -v p="$program" -v t="$ticks" -v n=$((writes - small)) \
       -v ub="$user_big" -v us="$user_small" -v cb="$cpu_big" -v cs="$cpu_small" -v ab="$alloc_big" -v as="$alloc_small" \
       'BEGIN {
         user = (ub - us) / t * 1e6 / n; cpu = (cb - cs) / 1e3 / n; alloc = (ab - as) / n
-        name = p == "library" ? "SharedState" : p == "loop" ? "Swift loop" : "C floor"
+        name = p == "library" ? "SharedState" : p == "compared" ? "compared" : p == "loop" ? "Swift loop" : "C floor"
         printf "| %d | %s | %.2f | %.2f | %.2f |\n", r, name, user, cpu, alloc
         printf "%s %.4f %.4f %.4f\n", p, user, cpu, alloc >> "'"$results"'"
       }'
@@ -101,5 +114,8 @@ awk '
     printf "SharedState user time per write %s µs, C floor %s µs (ratio per round %s); goal <= 3 µs\n", range(user["library"]), range(user["c"]), ratios(user["library"], user["c"])
     printf "SharedState CPU per write %s µs, C floor %s µs (ratio per round %s)\n", range(cpu["library"]), range(cpu["c"]), ratios(cpu["library"], cpu["c"])
     printf "Swift loop user time per write %s µs, CPU %s µs (CPU ratio to the C floor per round %s)\n", range(user["loop"]), range(cpu["loop"]), ratios(cpu["loop"], cpu["c"])
+    if ("compared" in cpu) {
+      printf "compared build CPU per write %s µs (ratio to the C floor per round %s), user time %s µs\n", range(cpu["compared"]), ratios(cpu["compared"], cpu["c"]), range(user["compared"])
+    }
     printf "SharedState mallocs per write %s, C floor %s; goal <= 1\n", range(alloc["library"]), range(alloc["c"])
   }' "$results"
