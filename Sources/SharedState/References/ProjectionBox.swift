@@ -32,8 +32,7 @@ final class ProjectionBox<Projection: Sendable>: Sendable {
 
   /// The projection now, copied out of the box.
   var current: Projection {
-    guard isRepointed.load(ordering: .acquiring) else { return first }
-    return lock.withLock { _ in projection }
+    withCurrent { $0 }
   }
 
   /// Calls `body` with the projection now: for a box never re-pointed, the one it keeps, not a

@@ -74,7 +74,7 @@ struct ReadingTakenInTests {
     let reference = try #require($value.projection as? SharedReference<CountedDecoding>)
     let writer = DiskFile.forTesting(FilePath(path))
 
-    let decodedMeanwhile = try Self.holding(reference.lock) {
+    let decodedMeanwhile = try reference.lock.withLock {
       let before = CountedDecoding.decodings.withLock { $0 }
       try Self.write("2", through: writer)
       // Bounded: the delivery decodes within milliseconds, unless it waits for this lock.
@@ -98,11 +98,6 @@ struct ReadingTakenInTests {
     try write("1\n", through: other)
     #expect(try watcher.read() == .contents(Data("1\n".utf8)))
     return (directory, watcher, other)
-  }
-
-  /// Runs `body` holding `lock`, on this thread.
-  private static func holding<R>(_ lock: RecursiveLock, _ body: () throws -> R) rethrows -> R {
-    try lock.withLock(body)
   }
 
   @Test func aReadingWithNothingBetweenIsTakenIn() throws {
