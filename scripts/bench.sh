@@ -27,6 +27,8 @@
 #   fan-out     scripts/bench/fanout.sh: N watching processes, then N of the C floor, one writer
 #   language    scripts/bench/language_cost.sh: one watcher of the library, the C floor's and the
 #               same loop in Swift, side by side: what the language costs, what the layers cost
+#   threads     scripts/bench/process_costs.sh: 1 and 4 processes incrementing on tmpfs, the CPU
+#               per write of their writing and their watching threads beside the C floor's
 #   PostgreSQL  scripts/bench/postgres.sh
 #
 # usage: scripts/bench.sh [--quick] [--dir DIR] [--results DIR] [--pictures DIR]
@@ -67,11 +69,13 @@ only_throughput=no
 postgres=yes
 fanout_options=()
 language_options=()
+thread_options=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick)
       repeat=1; operations=10000; fsync_operations=1000; pings=300
-      fanout_options=(--changes 100 --rounds 1); language_options=(--rounds 3 --changes 500); shift ;;
+      fanout_options=(--changes 100 --rounds 1); language_options=(--rounds 3 --changes 500)
+      thread_options=(--rounds 1 --writes 40000); shift ;;
     --results) results="$2"; shift 2 ;;
     --pictures) pictures="$2"; shift 2 ;;
     --demo) demo="$2"; shift 2 ;;
@@ -262,6 +266,11 @@ fi
 echo
 echo "== language: one watching process of each kind, side by side (scripts/bench/language_cost.sh)"
 scripts/bench/language_cost.sh --demo "$demo" "${language_options[@]}"
+
+# Where the CPU of a write goes with 1 and 4 processes: writing threads, watching threads.
+echo
+echo "== threads: the CPU of a write by kind of thread, 1 and 4 processes (scripts/bench/process_costs.sh)"
+scripts/bench/process_costs.sh --demo "$demo" "${thread_options[@]}"
 
 # PostgreSQL (SharedStatePostgres), on a server of its own: see scripts/bench/postgres.sh.
 [ "$postgres" = yes ] && scripts/bench/postgres.sh --pings "$pings"

@@ -2,11 +2,12 @@
 // realloc, posix_memalign, aligned_alloc and memalign that each thread makes, and when the
 // program exits prints one line per thread still alive to standard error:
 //
-//   thread-cost <tid> <user-ticks> <cpu-ns> <allocations> <name>
+//   thread-cost <tid> <user-ticks> <cpu-ns> <allocations> <name> <main|thread>
 //
 // user-ticks is the thread's user time from /proc/self/task/TID/stat (in clock ticks), cpu-ns its
-// time on a CPU from /proc/self/task/TID/schedstat. Threads that ended before the exit are not
-// listed.
+// time on a CPU from /proc/self/task/TID/schedstat; the last field says whether it is the
+// process's main thread (a C program's threads may all bear its name). Threads that ended before
+// the exit are not listed.
 //
 // cc -O2 -shared -fPIC -o thread_costs.so thread_costs.c
 #define _GNU_SOURCE
@@ -92,7 +93,8 @@ __attribute__((destructor)) static void report(void) {
       fclose(f);
     }
     long tid = atol(entry->d_name);
-    fprintf(stderr, "thread-cost %ld %llu %llu %lu %s\n", tid, user, cpu, allocations_of(tid), name);
+    fprintf(stderr, "thread-cost %ld %llu %llu %lu %s %s\n", tid, user, cpu, allocations_of(tid), name,
+            tid == (long)getpid() ? "main" : "thread");
   }
   closedir(tasks);
 }
