@@ -1,8 +1,9 @@
 // The floor under `shared-demo ping` -> `shared-demo watch`: the same path in a few lines of C,
 // measured in the same run as the library (scripts/bench/watcher.sh).
 //
-//   watch_floor watch DIR NAME     waits in select() on an inotify descriptor watching DIR (and
-//                                  asks ioctl(FIONREAD), as libinotifytools does); for
+//   watch_floor watch DIR NAME     waits in select() on an inotify descriptor watching DIR for
+//                                  the library's events (and asks ioctl(FIONREAD), as
+//                                  libinotifytools does); for
 //                                  each rename onto NAME, reads the file and prints
 //                                  '<unix-ns-now> <contents>'; ends when the contents are -1.
 //   watch_floor write DIR NAME N US [watching]
@@ -41,7 +42,12 @@ static long long now_ns(void) {
 
 static int watch(const char *dir, const char *name) {
   int fd = inotify_init1(IN_CLOEXEC);
-  if (fd < 0 || inotify_add_watch(fd, dir, IN_MOVED_TO | IN_CLOSE_WRITE) < 0) {
+  // The events the library's watch of a directory asks for (WatchPlan.directoryEvents): a
+  // watcher must also hear of a file moved away or deleted, so a write's exchange queues four
+  // events (two of them about the scratch file) for it, not the two renames onto a name.
+  uint32_t mask = IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE | IN_DELETE_SELF
+    | IN_MOVE_SELF | IN_UNMOUNT | IN_ONLYDIR;
+  if (fd < 0 || inotify_add_watch(fd, dir, mask) < 0) {
     perror("inotify");
     return 1;
   }

@@ -32,7 +32,10 @@ guard arguments.count == 3 else {
 }
 let (directory, name) = (arguments[1], arguments[2])
 let inotify = inotify_init1(Int32(IN_CLOEXEC))
-guard inotify >= 0, inotify_add_watch(inotify, directory, UInt32(IN_MOVED_TO | IN_CLOSE_WRITE)) >= 0 else {
+// The events the library's watch asks for, as watch_floor.c's (see there).
+let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE | IN_DELETE_SELF)
+  | UInt32(IN_MOVE_SELF | IN_UNMOUNT | IN_ONLYDIR)
+guard inotify >= 0, inotify_add_watch(inotify, directory, mask) >= 0 else {
   perror("inotify")
   exit(1)
 }
