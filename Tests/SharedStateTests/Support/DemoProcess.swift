@@ -75,12 +75,12 @@ final class DemoProcess: Sendable {
 
   /// The next line the process prints on standard output.
   func nextLine(seconds: Double = 20) async throws -> String {
-    try await standardOutput.nextLine(seconds: seconds, describing: "\(arguments)")
+    try await standardOutput.nextLine(seconds: seconds, describing: "standard output of \(arguments)")
   }
 
   /// The next line the process prints on standard error.
   func nextErrorLine(seconds: Double = 20) async throws -> String {
-    try await standardError.nextLine(seconds: seconds, describing: "\(arguments)")
+    try await standardError.nextLine(seconds: seconds, describing: "standard error of \(arguments)")
   }
 
   /// Waits for the process to exit and returns its status (128 + the signal when a signal
@@ -147,7 +147,13 @@ private final class LineReader: Sendable {
   }
 
   func nextLine(seconds: Double, describing source: String) async throws -> String {
-    guard let line = try await lines.next(seconds: seconds) else { throw EndOfOutput(source: source) }
+    let next: String?
+    do {
+      next = try await lines.next(seconds: seconds)
+    } catch let timeout as TimedOut {
+      throw TimedOut(seconds: timeout.seconds, awaited: "a line on \(source)")
+    }
+    guard let line = next else { throw EndOfOutput(source: source) }
     return line
   }
 

@@ -3,7 +3,12 @@ import Foundation
 /// The error a test gets when what it waits for does not happen in time.
 struct TimedOut: Error, CustomStringConvertible {
   let seconds: Double
-  var description: String { "Nothing happened within \(seconds) seconds." }
+  /// What did not come, when the waiter knows: a test that waits several times says which.
+  var awaited: String?
+
+  var description: String {
+    "Nothing happened within \(seconds) seconds" + (awaited.map { " (waiting for \($0))" } ?? "") + "."
+  }
 }
 
 /// Runs `operation`, failing with ``TimedOut`` when it takes longer than `seconds`.
