@@ -64,10 +64,11 @@ trap 'rm -rf "$work"' EXIT
 cc -O2 -shared -fPIC -o "$work/thread_costs.so" scripts/bench/thread_costs.c
 cc -O2 -pthread -o "$work/protocol_counter" scripts/bench/protocol_counter.c
 
-# run PROGRAM P TOTAL: P processes of PROGRAM (library, compared or c) make TOTAL increments in all; prints
-# 'writing_ns watching_ns other_ns', summed over the processes.
+# run PROGRAM P TOTAL: P processes of PROGRAM (library, compared or c) make TOTAL increments in
+# all; prints 'writing_ns watching_ns other_ns', summed over the processes.
 run() {
-  local program="$1" count="$2" total="$3" each start pids=() failed=0
+  local program="$1" count="$2" total="$3" each start pids=() failed=0 binary="$demo"
+  [ "$program" = compared ] && binary="$compare"
   each=$((total / count))
   rm -rf "$work/counter" && mkdir "$work/counter"
   start=$(( $(now) + 300000000 ))
@@ -76,8 +77,8 @@ run() {
       LD_PRELOAD="$work/thread_costs.so" "$work/protocol_counter" "$work/counter/c.json" "$each" "$start" watch \
         >/dev/null 2>"$work/costs.$index" &
     else
-      LD_PRELOAD="$work/thread_costs.so" "$([ "$program" = compared ] && echo "$compare" || echo "$demo")" increment --file "$work/counter/c.json" --times "$each" --start-at "$start" \
-        >/dev/null 2>"$work/costs.$index" &
+      LD_PRELOAD="$work/thread_costs.so" "$binary" increment --file "$work/counter/c.json" --times "$each" \
+        --start-at "$start" >/dev/null 2>"$work/costs.$index" &
     fi
     pids+=("$!")
   done
