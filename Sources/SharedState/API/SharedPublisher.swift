@@ -1,5 +1,4 @@
 import Synchronization
-import Foundation
 import OpenCombineShim
 
 /// A Combine publisher of a shared value: the current value on subscription, then each change.
@@ -53,10 +52,11 @@ private final class SharedPublisherSubscription<Input>: Subscription, Sendable {
   /// Held while the subscriber receives a value, so that it receives one at a time: values
   /// arrive from the old state's delivery and the new one's at once while `$x` is re-pointed.
   ///
-  /// An `NSRecursiveLock`, not a `Mutex`, because a subscriber that re-points its `Shared`
-  /// (`$x = Shared(…)`) while receiving is handed the new state's current value at once, on the
-  /// same thread: the receive nests inside its own.
-  private let delivering = NSRecursiveLock()
+  /// Recursive, not a `Mutex`, because a subscriber that re-points its `Shared` (`$x =
+  /// Shared(…)`) while receiving is handed the new state's current value at once, on the same
+  /// thread: the receive nests inside its own. (`RecursiveLock` rather than `NSRecursiveLock`:
+  /// the same mutex without a class's dynamic dispatch on every value delivered.)
+  private let delivering = RecursiveLock()
 
   init(subscriber: S) {
     state = Mutex(State(subscriber: SubscriberReference(subscriber)))
