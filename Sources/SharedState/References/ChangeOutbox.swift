@@ -58,7 +58,7 @@ struct ChangeOutbox<Value> {
 
   /// Queues the news that a status property changed.
   @inline(__always)
-  mutating func changed(_ property: ObservedProperty) {
+  mutating func changed(_ property: ObservationInterest.Property) {
     pending.append(.property(property))
   }
 
@@ -141,11 +141,6 @@ struct ChangeOutbox<Value> {
   }
 }
 
-/// A property of a shared reference, besides its value, that Observation tracks.
-enum ObservedProperty {
-  case isLoading, loadError, saveError
-}
-
 /// One thing to tell a reference's observers. Its value, when it has one, travels beside it in
 /// the ``OutboxBatch``.
 enum OutboxEntry {
@@ -153,8 +148,9 @@ enum OutboxEntry {
   /// key's subscription brought, which a newer one from elsewhere may replace while both wait.
   /// `carriesValue` when there were listeners to keep the value for.
   case value(sequence: UInt64, isFromElsewhere: Bool, carriesValue: Bool)
-  /// A change of a status property (Observation only).
-  case property(ObservedProperty)
+  /// A change of a status property (Observation only; never `.value`, whose changes are the
+  /// entries above).
+  case property(ObservationInterest.Property)
   /// The value a listener starts from, for that listener only (always carried).
   case initialValue(listener: Int)
   /// A committed value to hand to the key's `save` (always carried).

@@ -100,7 +100,7 @@ extension SharedReference {
           valueIndex += 1
         }
       case let .property(property):
-        announce(property)
+        announceChange(of: property)
       case let .initialValue(id):
         batch.listeners?.deliverInitialValue(batch.values[valueIndex], to: id)
         valueIndex += 1
@@ -108,17 +108,6 @@ extension SharedReference {
         saveThroughKey(batch.values[valueIndex])
         valueIndex += 1
       }
-    }
-  }
-
-  private func announce(_ property: ObservedProperty) {
-    switch property {
-    case .isLoading:
-      announceChange(of: .isLoading)
-    case .loadError:
-      announceChange(of: .loadError)
-    case .saveError:
-      announceChange(of: .saveError)
     }
   }
 }
