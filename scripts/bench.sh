@@ -28,7 +28,8 @@
 #   language    scripts/bench/language_cost.sh: one watcher of the library, the C floor's and the
 #               same loop in Swift, side by side: what the language costs, what the layers cost
 #   threads     scripts/bench/process_costs.sh: 1 and 4 processes incrementing on tmpfs, the CPU
-#               per write of their writing and their watching threads beside the C floor's
+#               per write of their writing and their watching threads, user and system time,
+#               beside the C floor's and the same program's in plain Swift
 #   PostgreSQL  scripts/bench/postgres.sh
 #
 # usage: scripts/bench.sh [--quick] [--dir DIR] [--results DIR] [--pictures DIR]
@@ -267,7 +268,8 @@ echo
 echo "== language: one watching process of each kind, side by side (scripts/bench/language_cost.sh)"
 scripts/bench/language_cost.sh --demo "$demo" "${language_options[@]}"
 
-# Where the CPU of a write goes with 1 and 4 processes: writing threads, watching threads.
+# Where the CPU of a write goes with 1 and 4 processes: writing threads, watching threads, user
+# and system time; the C floor and the same program in plain Swift.
 echo
 echo "== threads: the CPU of a write by kind of thread, 1 and 4 processes (scripts/bench/process_costs.sh)"
 scripts/bench/process_costs.sh --demo "$demo" "${thread_options[@]}"

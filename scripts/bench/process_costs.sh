@@ -2,15 +2,19 @@
 # Where the CPU of a write goes when several processes increment one counter: P processes of
 # `shared-demo increment --file F` (withLock { $0 += 1 }, each watching as every SharedState
 # process does) beside P of the C floor of the same protocol (scripts/bench/protocol_counter.c
-# with `watch`), in alternated rounds, on tmpfs. The processes start together (--start-at) and
-# make --writes increments in all.
+# with `watch`) and P of the same program written in plain Swift (scripts/bench/protocol_counter.swift,
+# `swiftc -O`: what the language costs, apart from the library's layers), in alternated rounds,
+# on tmpfs. The processes start together (--start-at) and make --writes increments in all.
 #
 # For each program and P, per write made by any of the processes (summed over the processes):
 # the CPU time (schedstat) of the writing threads, of the watching threads (which wake for every
-# process's write: P of them per write), of the other threads, and of all of them. Threads are told
-# apart by scripts/bench/thread_costs.c (preloaded): for the C floor the main thread writes and the
-# other one watches; for the library the threads named SharedState watch, the main thread only
-# starts the program, and the busiest other thread writes. Each figure is the difference between
+# process's write: P of them per write), of the other threads, and of all of them, split into
+# user and system time (the user time from /proc's clock ticks, 10 ms each: the system time is
+# the rest). The programs make the same system calls, one for one, so the split says how much
+# of a gap is the library's own code. Threads are told apart by scripts/bench/thread_costs.c
+# (preloaded): for the floors the main thread writes and the other one watches; for the library
+# the threads named SharedState watch, the main thread only starts the program, and the busiest
+# other thread writes. Each figure is the difference between
 # a run of --writes increments and one of --writes/20, divided by the difference in writes, so
 # that starting the programs does not count. On two cores the throughput of P processes follows
 # the CPU of all threads; this says how much of the gap is the writer's and how much the
@@ -63,9 +67,11 @@ work="$(mktemp -d "${dir:-/dev/shm}/process-costs.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 cc -O2 -shared -fPIC -o "$work/thread_costs.so" scripts/bench/thread_costs.c
 cc -O2 -pthread -o "$work/protocol_counter" scripts/bench/protocol_counter.c
+swiftc -O -module-cache-path "$work/module-cache" -o "$work/protocol_counter_swift" scripts/bench/protocol_counter.swift
 
-# run PROGRAM P TOTAL: P processes of PROGRAM (library, compared or c) make TOTAL increments in
-# all; prints 'writing_ns watching_ns other_ns', summed over the processes.
+# run PROGRAM P TOTAL: P processes of PROGRAM (library, compared, c or swift) make TOTAL increments in
+# all; prints 'writing_ns watching_ns other_ns user_ns', summed over the processes (user_ns: the
+# user time of all the threads).
 run() {
   local program="$1" count="$2" total="$3" each start pids=() failed=0 binary="$demo"
   [ "$program" = compared ] && binary="$compare"
@@ -73,8 +79,10 @@ run() {
   rm -rf "$work/counter" && mkdir "$work/counter"
   start=$(( $(now) + 300000000 ))
   for index in $(seq "$count"); do
-    if [ "$program" = c ]; then
-      LD_PRELOAD="$work/thread_costs.so" "$work/protocol_counter" "$work/counter/c.json" "$each" "$start" watch \
+    if [ "$program" = c ] || [ "$program" = swift ]; then
+      floor="$work/protocol_counter"
+      [ "$program" = swift ] && floor="$work/protocol_counter_swift"
+      LD_PRELOAD="$work/thread_costs.so" "$floor" "$work/counter/c.json" "$each" "$start" watch \
         >/dev/null 2>"$work/costs.$index" &
     else
       LD_PRELOAD="$work/thread_costs.so" "$binary" increment --file "$work/counter/c.json" --times "$each" \
@@ -88,9 +96,10 @@ run() {
     exit 1
   fi
   for index in $(seq "$count"); do
-    awk -v program="$program" '
+    awk -v program="$program" -v tick="$tick_ns" '
       $1 != "thread-cost" { next }
-      program == "c" { if ($7 == "main") writing += $4; else watching += $4; next }
+      { user += $3 * tick }
+      program == "c" || program == "swift" { if ($7 == "main") writing += $4; else watching += $4; next }
       $6 == "SharedState" { watching += $4; next }
       $7 == "main" { other += $4; next }
       { others[++n] = $4 }
@@ -99,33 +108,34 @@ run() {
         best = 0
         for (i = 1; i <= n; i++) if (others[i] > others[best]) best = i
         for (i = 1; i <= n; i++) if (i == best) writing += others[i]; else other += others[i]
-        printf "%d %d %d\n", writing, watching, other
+        printf "%d %d %d %d\n", writing, watching, other, user
       }' "$work/costs.$index"
-  done | awk '{ w += $1; v += $2; o += $3 } END { printf "%d %d %d\n", w, v, o }'
+  done | awk '{ w += $1; v += $2; o += $3; u += $4 } END { printf "%d %d %d %d\n", w, v, o, u }'
 }
 
+tick_ns=$((1000000000 / $(getconf CLK_TCK)))
 small=$((writes / 20))
 echo "CPU per write by kind of thread, $writes increments (less $small) by P processes together on $(df -T "$work" | awk 'NR == 2 { print $2 }')"
 echo
-echo "| processes | round | program | writing µs/write | watching µs/write | other µs/write | all µs/write |"
-echo "|---|---|---|---|---|---|---|"
+echo "| processes | round | program | writing µs/write | watching µs/write | other µs/write | all µs/write | of which user | of which system |"
+echo "|---|---|---|---|---|---|---|---|---|"
 results="$work/results.txt"
 : >"$results"
 for count in $processes; do
   for round in $(seq "$rounds"); do
     # Alternated: who goes first changes every round.
-    order="library ${compare:+compared} c"
-    [ $((round % 2)) -eq 0 ] && order="c ${compare:+compared} library"
+    order="library ${compare:+compared} c swift"
+    [ $((round % 2)) -eq 0 ] && order="swift c ${compare:+compared} library"
     for program in $order; do
-      read -r wb vb ob <<<"$(run "$program" "$count" "$writes")"
-      read -r ws vs os <<<"$(run "$program" "$count" "$small")"
+      read -r wb vb ob ub <<<"$(run "$program" "$count" "$writes")"
+      read -r ws vs os us <<<"$(run "$program" "$count" "$small")"
       awk -v P="$count" -v r="$round" -v p="$program" -v n=$((writes - small)) \
-        -v wb="$wb" -v ws="$ws" -v vb="$vb" -v vs="$vs" -v ob="$ob" -v os="$os" \
+        -v wb="$wb" -v ws="$ws" -v vb="$vb" -v vs="$vs" -v ob="$ob" -v os="$os" -v ub="$ub" -v us="$us" \
         'BEGIN {
-          w = (wb - ws) / 1e3 / n; v = (vb - vs) / 1e3 / n; o = (ob - os) / 1e3 / n
-          name = p == "c" ? "C floor" : p == "compared" ? "compared" : "SharedState"
-          printf "| %d | %d | %s | %.2f | %.2f | %.2f | %.2f |\n", P, r, name, w, v, o, w + v + o
-          printf "%d %d %s %.4f %.4f %.4f %.4f\n", P, r, p, w, v, o, w + v + o >> "'"$results"'"
+          w = (wb - ws) / 1e3 / n; v = (vb - vs) / 1e3 / n; o = (ob - os) / 1e3 / n; u = (ub - us) / 1e3 / n
+          name = p == "c" ? "C floor" : p == "swift" ? "Swift floor" : p == "compared" ? "compared" : "SharedState"
+          printf "| %d | %d | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |\n", P, r, name, w, v, o, w + v + o, u, w + v + o - u
+          printf "%d %d %s %.4f %.4f %.4f %.4f %.4f %.4f\n", P, r, p, w, v, o, w + v + o, u, w + v + o - u >> "'"$results"'"
         }'
     done
   done
@@ -134,7 +144,10 @@ echo
 # Per P: the library's figures over the C floor's of the same round, lowest–highest.
 awk '
   { if ($3 == "compared") compared = 1 }
-  { key = $1 " " $2; figure[$3, key, 1] = $4; figure[$3, key, 2] = $5; figure[$3, key, 4] = $7; keys[key] = $1 }
+  {
+    key = $1 " " $2; keys[key] = $1
+    figure[$3, key, 1] = $4; figure[$3, key, 2] = $5; figure[$3, key, 4] = $7; figure[$3, key, 5] = $8; figure[$3, key, 6] = $9
+  }
   function ratios(program, P, column,   key, r, lo, hi, seen) {
     for (key in keys) {
       if (keys[key] != P || figure["c", key, column] <= 0) continue
@@ -154,13 +167,14 @@ awk '
   END {
     for (key in keys) wanted[keys[key]] = 1
     for (P in wanted) {
-      split("library compared", programs, " ")
-      for (i = 1; i <= 2; i++) {
+      split("library compared swift", programs, " ")
+      for (i = 1; i <= 3; i++) {
         program = programs[i]
         if (program == "compared" && !compared) continue
-        printf "%s process(es): %s over the C floor per round: writing %s (%s), watching %s (%s), all threads %s (%s)\n", P,
-          program == "library" ? "SharedState" : "compared build", ratios(program, P, 1), difference(program, P, 1),
-          ratios(program, P, 2), difference(program, P, 2), ratios(program, P, 4), difference(program, P, 4)
+        printf "%s process(es): %s over the C floor per round: writing %s (%s), watching %s (%s), all threads %s (%s); of that, user time %s, system time %s\n", P,
+          program == "library" ? "SharedState" : program == "swift" ? "Swift floor" : "compared build", ratios(program, P, 1), difference(program, P, 1),
+          ratios(program, P, 2), difference(program, P, 2), ratios(program, P, 4), difference(program, P, 4),
+          difference(program, P, 5), difference(program, P, 6)
       }
     }
   }' "$results" | sort -n
