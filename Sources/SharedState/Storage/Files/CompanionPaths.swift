@@ -106,9 +106,13 @@ final class CompanionPaths: Sendable {
 
   /// ``isCompanion(_:)`` of a name as the system gives it, compared byte for byte (companion
   /// names are made by appending a suffix), without making a `String` of it.
-  static func isCompanion(systemName name: UnsafePointer<CChar>) -> Bool {
+  ///
+  /// - Parameters:
+  ///   - name: The name, a C string.
+  ///   - length: Its length in bytes, when the caller knows it (`strlen(name)` otherwise).
+  static func isCompanion(systemName name: UnsafePointer<CChar>, length: Int? = nil) -> Bool {
     guard name.pointee == CChar(UInt8(ascii: ".")) else { return false }
-    let length = strlen(name)
+    let length = length ?? strlen(name)
     return endsWith(name, length, lockSuffixLiteral) || endsWith(name, length, scratchSuffixLiteral)
   }
 

@@ -62,6 +62,11 @@ enum InotifyTools {
   /// a library keep every event at one place, each would count as beginning a read: nothing is
   /// ever taken for older than it is.
   ///
+  /// A companion file's half of a move is passed over here, not returned: half of a write's
+  /// events are its scratch file's, moved by the exchange whose other half, already read, follows
+  /// in the same call (``InotifyEvent/isFollowedInItsCall``), and no registration follows a
+  /// companion file. The event returned then begins a read when one it passed over did.
+  ///
   /// The corresponding C function is `inotifytools_next_event(0)`.
   ///
   /// - Parameters:
@@ -72,42 +77,47 @@ enum InotifyTools {
   ///     named), and one with another name replaces it.
   /// - Returns: The event, or the system's error when reading failed.
   static func nextEvent(lastPlace: inout UInt, lastName: inout String) -> Result<InotifyEvent, Errno> {
-    var next = inotifytools_next_event(0)
-    // As every system call of the storage layer: an interrupted wait is begun again, not taken
-    // for a broken read (the reading threads block signals, see DeliveryThreads).
-    while next == nil, inotifytools_error() == Errno.interrupted.rawValue {
-      next = inotifytools_next_event(0)
-    }
-    guard let event = next else {
-      lastPlace = 0
-      let error = inotifytools_error()
-      return .failure(error == 0 ? .ioError : Errno(rawValue: error))
-    }
-    let place = UInt(bitPattern: event)
-    let beginsRead = place <= lastPlace || lastPlace == 0
-    lastPlace = place
-    let events = InotifyEvents(rawValue: event.pointee.mask)
-    let descriptor = WatchDescriptor(rawValue: event.pointee.wd)
-    guard let name = shared_state_event_name(event) else {
-      return .success(InotifyEvent(descriptor: descriptor, events: events, name: "", beginsRead: beginsRead))
-    }
-    // Half of a write's events name its scratch file: they are dropped without a copy.
-    let isAboutCompanionFile = !events.contains(.isDirectory) && CompanionPaths.isCompanion(systemName: name)
-    return .success(
-      InotifyEvent(
-        descriptor: descriptor,
-        events: events,
-        name: isAboutCompanionFile ? "" : reusing(&lastName, for: name),
-        isAboutCompanionFile: isAboutCompanionFile,
-        beginsRead: beginsRead
+    var beginsRead = false
+    while true {
+      var next = inotifytools_next_event(0)
+      // As every system call of the storage layer: an interrupted wait is begun again, not taken
+      // for a broken read (the reading threads block signals, see DeliveryThreads).
+      while next == nil, inotifytools_error() == Errno.interrupted.rawValue {
+        next = inotifytools_next_event(0)
+      }
+      guard let event = next else {
+        lastPlace = 0
+        let error = inotifytools_error()
+        return .failure(error == 0 ? .ioError : Errno(rawValue: error))
+      }
+      let place = UInt(bitPattern: event)
+      if place <= lastPlace || lastPlace == 0 { beginsRead = true }
+      lastPlace = place
+      let events = InotifyEvents(rawValue: event.pointee.mask)
+      let descriptor = WatchDescriptor(rawValue: event.pointee.wd)
+      guard let name = shared_state_event_name(event) else {
+        return .success(InotifyEvent(descriptor: descriptor, events: events, name: "", beginsRead: beginsRead))
+      }
+      let length = strlen(name)
+      // Half of a write's events name its scratch file: they are dropped without a copy.
+      let isAboutCompanionFile =
+        !events.contains(.isDirectory) && CompanionPaths.isCompanion(systemName: name, length: length)
+      if isAboutCompanionFile, !events.isDisjoint(with: [.movedFrom, .movedTo]) { continue }
+      return .success(
+        InotifyEvent(
+          descriptor: descriptor,
+          events: events,
+          name: isAboutCompanionFile ? "" : reusing(&lastName, for: name, length: length),
+          isAboutCompanionFile: isAboutCompanionFile,
+          beginsRead: beginsRead
+        )
       )
-    )
+    }
   }
 
-  /// `name` as a `String`: `last` when it holds the same bytes, otherwise a new one, kept in
-  /// `last`.
-  private static func reusing(_ last: inout String, for name: UnsafePointer<CChar>) -> String {
-    let length = strlen(name)
+  /// `name`, `length` bytes long, as a `String`: `last` when it holds the same bytes, otherwise a
+  /// new one, kept in `last`.
+  private static func reusing(_ last: inout String, for name: UnsafePointer<CChar>, length: Int) -> String {
     // The watched item's own events carry no name.
     if length == 0 { return "" }
     let isSame = last.utf8.count == length
