@@ -17,6 +17,10 @@ suite=""
 configuration=debug
 while [ $# -gt 0 ]; do
   case "$1" in
+    --processes|--increments|--dir|--suite)
+      if [ $# -lt 2 ]; then echo "stress.sh: $1 needs a value (see --help)" >&2; exit 2; fi ;;
+  esac
+  case "$1" in
     --processes) processes="$2"; shift 2 ;;
     --increments) increments="$2"; shift 2 ;;
     --dir) dir="$2"; shift 2 ;;
