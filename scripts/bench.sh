@@ -77,16 +77,16 @@ while [ $# -gt 0 ]; do
       repeat=1; operations=10000; fsync_operations=1000; pings=300
       fanout_options=(--changes 100 --rounds 1); language_options=(--rounds 3 --changes 500)
       thread_options=(--rounds 1 --writes 40000); shift ;;
-    --results) results="$2"; shift 2 ;;
-    --pictures) pictures="$2"; shift 2 ;;
-    --demo) demo="$2"; shift 2 ;;
-    --dir) dir="$2"; shift 2 ;;
-    --operations) operations="$2"; shift 2 ;;
-    --fsync-operations) fsync_operations="$2"; shift 2 ;;
-    --repeat) repeat="$2"; shift 2 ;;
-    --processes) process_counts="$2"; shift 2 ;;
+    --results) results="${2:?$1 needs a value (see --help)}"; shift 2 ;;
+    --pictures) pictures="${2:?$1 needs a value (see --help)}"; shift 2 ;;
+    --demo) demo="${2:?$1 needs a value (see --help)}"; shift 2 ;;
+    --dir) dir="${2:?$1 needs a value (see --help)}"; shift 2 ;;
+    --operations) operations="${2:?$1 needs a value (see --help)}"; shift 2 ;;
+    --fsync-operations) fsync_operations="${2:?$1 needs a value (see --help)}"; shift 2 ;;
+    --repeat) repeat="${2:?$1 needs a value (see --help)}"; shift 2 ;;
+    --processes) process_counts="${2:?$1 needs a value (see --help)}"; shift 2 ;;
     --throughput-only) only_throughput=yes; tmpfs=no; shift ;;
-    --pings) pings="$2"; shift 2 ;;
+    --pings) pings="${2:?$1 needs a value (see --help)}"; shift 2 ;;
     --no-tmpfs) tmpfs=no; shift ;;
     --no-postgres) postgres=no; shift ;;
     -h|--help) sed -n '2,52p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;

@@ -17,7 +17,7 @@ output=""
 targets=()
 while [ $# -gt 0 ]; do
   case "$1" in
-    --output) output="$2"; shift 2 ;;
+    --output) output="${2:?$1 needs a value (see --help)}"; shift 2 ;;
     -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "docs.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     *) targets+=("$1"); shift ;;

@@ -20,7 +20,7 @@ cd "$(dirname "$0")/.."
 prefix=/usr/local
 while [ $# -gt 0 ]; do
   case "$1" in
-    --prefix) [ $# -ge 2 ] || { echo "install-shared-state.sh: --prefix needs a directory." >&2; exit 2; }; prefix="$2"; shift 2 ;;
+    --prefix) [ $# -ge 2 ] || { echo "install-shared-state.sh: --prefix needs a directory." >&2; exit 2; }; prefix="${2:?$1 needs a value (see --help)}"; shift 2 ;;
     --prefix=*) prefix="${1#--prefix=}"; shift ;;
     -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "install-shared-state.sh: unknown argument '$1' (see --help)." >&2; exit 2 ;;

@@ -17,14 +17,10 @@ suite=""
 configuration=debug
 while [ $# -gt 0 ]; do
   case "$1" in
-    --processes|--increments|--dir|--suite)
-      if [ $# -lt 2 ]; then echo "stress.sh: $1 needs a value (see --help)" >&2; exit 2; fi ;;
-  esac
-  case "$1" in
-    --processes) processes="$2"; shift 2 ;;
-    --increments) increments="$2"; shift 2 ;;
-    --dir) dir="$2"; shift 2 ;;
-    --suite) suite="$2"; shift 2 ;;
+    --processes) processes="${2:?$1 needs a value (see --help)}"; shift 2 ;;
+    --increments) increments="${2:?$1 needs a value (see --help)}"; shift 2 ;;
+    --dir) dir="${2:?$1 needs a value (see --help)}"; shift 2 ;;
+    --suite) suite="${2:?$1 needs a value (see --help)}"; shift 2 ;;
     --release) configuration=release; shift ;;
     -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "stress.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;

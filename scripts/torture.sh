@@ -17,8 +17,8 @@ kind=file
 configuration=debug
 while [ $# -gt 0 ]; do
   case "$1" in
-    --processes) processes="$2"; shift 2 ;;
-    --rounds) rounds="$2"; shift 2 ;;
+    --processes) processes="${2:?$1 needs a value (see --help)}"; shift 2 ;;
+    --rounds) rounds="${2:?$1 needs a value (see --help)}"; shift 2 ;;
     --suite) kind=app; shift ;;
     --release) configuration=release; shift ;;
     -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;

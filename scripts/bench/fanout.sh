@@ -44,14 +44,14 @@ demo=""
 tsv=""
 while [ $# -gt 0 ]; do
   case "$1" in
-    --watchers) watchers="$2"; shift 2 ;;
-    --changes) changes="$2"; shift 2 ;;
-    --interval-ms) interval_ms="$2"; shift 2 ;;
-    --rounds) rounds="$2"; shift 2 ;;
+    --watchers) watchers="${2:?$1 needs a value (see --help)}"; shift 2 ;;
+    --changes) changes="${2:?$1 needs a value (see --help)}"; shift 2 ;;
+    --interval-ms) interval_ms="${2:?$1 needs a value (see --help)}"; shift 2 ;;
+    --rounds) rounds="${2:?$1 needs a value (see --help)}"; shift 2 ;;
     --side-by-side) side_by_side=yes; shift ;;
-    --dir) dir="$2"; shift 2 ;;
-    --demo) demo="$2"; shift 2 ;;
-    --tsv) tsv="$2"; shift 2 ;;
+    --dir) dir="${2:?$1 needs a value (see --help)}"; shift 2 ;;
+    --demo) demo="${2:?$1 needs a value (see --help)}"; shift 2 ;;
+    --tsv) tsv="${2:?$1 needs a value (see --help)}"; shift 2 ;;
     -h|--help) sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "fanout.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac

@@ -28,9 +28,9 @@ configuration=release
 terminal=yes
 while [ $# -gt 0 ]; do
   case "$1" in
-    --writes) writes="$2"; shift 2 ;;
-    --interval-ms) interval="$2"; shift 2 ;;
-    --idle-seconds) idle_seconds="$2"; shift 2 ;;
+    --writes) writes="${2:?$1 needs a value (see --help)}"; shift 2 ;;
+    --interval-ms) interval="${2:?$1 needs a value (see --help)}"; shift 2 ;;
+    --idle-seconds) idle_seconds="${2:?$1 needs a value (see --help)}"; shift 2 ;;
     --debug) configuration=debug; shift ;;
     --no-terminal) terminal=no; shift ;;
     -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;

@@ -19,10 +19,10 @@ changes=1500
 intervals="1000 5000"
 while [ $# -gt 0 ]; do
   case "$1" in
-    --demo) demo="$2"; shift 2 ;;
-    --rounds) rounds="$2"; shift 2 ;;
-    --changes) changes="$2"; shift 2 ;;
-    --intervals-us) intervals="$2"; shift 2 ;;
+    --demo) demo="${2:?$1 needs a value (see --help)}"; shift 2 ;;
+    --rounds) rounds="${2:?$1 needs a value (see --help)}"; shift 2 ;;
+    --changes) changes="${2:?$1 needs a value (see --help)}"; shift 2 ;;
+    --intervals-us) intervals="${2:?$1 needs a value (see --help)}"; shift 2 ;;
     -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "language_cost.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac

@@ -19,8 +19,8 @@ operations=4000
 pings=1000
 while [ $# -gt 0 ]; do
   case "$1" in
-    --operations) operations="$2"; shift 2 ;;
-    --pings) pings="$2"; shift 2 ;;
+    --operations) operations="${2:?$1 needs a value (see --help)}"; shift 2 ;;
+    --pings) pings="${2:?$1 needs a value (see --help)}"; shift 2 ;;
     -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "postgres.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac

@@ -41,12 +41,12 @@ compare=""
 dir=""
 while [ $# -gt 0 ]; do
   case "$1" in
-    --processes) processes="$2"; shift 2 ;;
-    --writes) writes="$2"; shift 2 ;;
-    --rounds) rounds="$2"; shift 2 ;;
-    --demo) demo="$2"; shift 2 ;;
-    --compare) compare="$2"; shift 2 ;;
-    --dir) dir="$2"; shift 2 ;;
+    --processes) processes="${2:?$1 needs a value (see --help)}"; shift 2 ;;
+    --writes) writes="${2:?$1 needs a value (see --help)}"; shift 2 ;;
+    --rounds) rounds="${2:?$1 needs a value (see --help)}"; shift 2 ;;
+    --demo) demo="${2:?$1 needs a value (see --help)}"; shift 2 ;;
+    --compare) compare="${2:?$1 needs a value (see --help)}"; shift 2 ;;
+    --dir) dir="${2:?$1 needs a value (see --help)}"; shift 2 ;;
     -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "process_costs.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac

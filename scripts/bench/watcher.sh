@@ -28,9 +28,9 @@ writes=500
 samples=""
 while [ $# -gt 0 ]; do
   case "$1" in
-    --pings) pings="$2"; shift 2 ;;
-    --writes) writes="$2"; shift 2 ;;
-    --samples) samples="$2"; mkdir -p "$samples"; shift 2 ;;
+    --pings) pings="${2:?$1 needs a value (see --help)}"; shift 2 ;;
+    --writes) writes="${2:?$1 needs a value (see --help)}"; shift 2 ;;
+    --samples) samples="${2:?$1 needs a value (see --help)}"; mkdir -p "$samples"; shift 2 ;;
     *) echo "watcher.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done

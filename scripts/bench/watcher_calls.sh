@@ -24,10 +24,10 @@ value_bytes=""
 as_watcher=()
 while [ $# -gt 0 ]; do
   case "$1" in
-    --changes) changes="$2"; shift 2 ;;
-    --interval-ms) interval_ms="$2"; shift 2 ;;
-    --dir) dir="$2"; shift 2 ;;
-    --value-bytes) value_bytes="$2"; shift 2 ;;
+    --changes) changes="${2:?$1 needs a value (see --help)}"; shift 2 ;;
+    --interval-ms) interval_ms="${2:?$1 needs a value (see --help)}"; shift 2 ;;
+    --dir) dir="${2:?$1 needs a value (see --help)}"; shift 2 ;;
+    --value-bytes) value_bytes="${2:?$1 needs a value (see --help)}"; shift 2 ;;
     --watcher-uid) as_watcher=(setpriv "--reuid=$2" "--regid=$2" --clear-groups); shift 2 ;;
     *) echo "watcher_calls.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac

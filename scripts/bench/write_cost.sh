@@ -30,11 +30,11 @@ rounds=3
 dir=""
 while [ $# -gt 0 ]; do
   case "$1" in
-    --demo) demo="$2"; shift 2 ;;
-    --compare) compare="$2"; shift 2 ;;
-    --writes) writes="$2"; shift 2 ;;
-    --rounds) rounds="$2"; shift 2 ;;
-    --dir) dir="$2"; shift 2 ;;
+    --demo) demo="${2:?$1 needs a value (see --help)}"; shift 2 ;;
+    --compare) compare="${2:?$1 needs a value (see --help)}"; shift 2 ;;
+    --writes) writes="${2:?$1 needs a value (see --help)}"; shift 2 ;;
+    --rounds) rounds="${2:?$1 needs a value (see --help)}"; shift 2 ;;
+    --dir) dir="${2:?$1 needs a value (see --help)}"; shift 2 ;;
     -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "write_cost.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
